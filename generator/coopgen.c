@@ -1,0 +1,114 @@
+/* coopgen: the generator's command line. */
+#include <cooplink/coopgen.h>
+#include <cooplink/version.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char usage[] =
+  "usage: coopgen [--spec FILE]... [--family F --type T,... --threads N,... [--op OP,...] [--items N,...]\n"
+  "               [--algorithm A,...] [--variant V,...]] [--arch sm_XX,...] [--name NAME] [-o DIR]\n"
+  "               [--print-source]\n"
+  "Generates a cooplink bundle (manifest, C header, LTO-IR per arch) into DIR (default: .).\n"
+  "The flags --family .. --variant form one group, like one entry of a spec file's \"generate\" list;\n"
+  "lists are comma separated and every valid combination is generated. --arch defaults to every arch\n"
+  "from sm_75 up that NVRTC supports. See include/cooplink/coopgen.h for the spec format.\n";
+
+static int fail(coop_gen *gen, coop_result rc)
+{
+  size_t size = 0;
+  coop_gen_get_log_size(gen, &size);
+  char *log = malloc(size);
+  if (log && coop_gen_get_log(gen, log) == COOP_SUCCESS && log[0]) {
+    for (char *line = strtok(log, "\n"); line; line = strtok(NULL, "\n")) fprintf(stderr, "coopgen: %s\n", line);
+  } else {
+    fprintf(stderr, "coopgen: %s: %s\n", coop_result_name(rc), coop_result_string(rc));
+  }
+  free(log);
+  coop_gen_destroy(&gen);
+  return 1;
+}
+
+int main(int argc, char **argv)
+{
+  enum { O_SPEC = 256, O_FAMILY, O_TYPE, O_OP, O_THREADS, O_ITEMS, O_ALGO, O_VARIANT, O_ARCH, O_NAME, O_SOURCE, O_VER };
+  static const struct option longs[] = {
+    {"spec", required_argument, 0, O_SPEC},       {"family", required_argument, 0, O_FAMILY},
+    {"type", required_argument, 0, O_TYPE},       {"op", required_argument, 0, O_OP},
+    {"threads", required_argument, 0, O_THREADS}, {"items", required_argument, 0, O_ITEMS},
+    {"algorithm", required_argument, 0, O_ALGO},  {"variant", required_argument, 0, O_VARIANT},
+    {"arch", required_argument, 0, O_ARCH},       {"name", required_argument, 0, O_NAME},
+    {"output", required_argument, 0, 'o'},        {"print-source", no_argument, 0, O_SOURCE},
+    {"version", no_argument, 0, O_VER},           {"help", no_argument, 0, 'h'},
+    {0, 0, 0, 0},
+  };
+  coop_gen_group group = {0};
+  const char *specs[64];
+  int n_specs = 0;
+  const char *arch = NULL, *name = NULL, *out = ".";
+  int print_source = 0, any_group = 0;
+  int c;
+  opterr = 0;
+  while ((c = getopt_long(argc, argv, "o:h", longs, NULL)) != -1) {
+    switch (c) {
+    case O_SPEC:
+      if (n_specs == 64) {
+        fprintf(stderr, "coopgen: more than 64 --spec files\n");
+        return 2;
+      }
+      specs[n_specs++] = optarg;
+      break;
+    case O_FAMILY: group.family = optarg; any_group = 1; break;
+    case O_TYPE: group.type = optarg; any_group = 1; break;
+    case O_OP: group.op = optarg; any_group = 1; break;
+    case O_THREADS: group.threads = optarg; any_group = 1; break;
+    case O_ITEMS: group.items = optarg; any_group = 1; break;
+    case O_ALGO: group.algorithm = optarg; any_group = 1; break;
+    case O_VARIANT: group.variant = optarg; any_group = 1; break;
+    case O_ARCH: arch = optarg; break;
+    case O_NAME: name = optarg; break;
+    case 'o': out = optarg; break;
+    case O_SOURCE: print_source = 1; break;
+    case O_VER: printf("coopgen %s\n", coop_version_string()); return 0;
+    case 'h': fputs(usage, stdout); return 0;
+    default:
+      if (optopt) fprintf(stderr, "coopgen: option '%s' needs a value\n%s", argv[optind - 1], usage);
+      else fprintf(stderr, "coopgen: unknown option '%s'\n%s", argv[optind - 1], usage);
+      return 2;
+    }
+  }
+  if (optind < argc) {
+    fprintf(stderr, "coopgen: unexpected argument '%s'\n%s", argv[optind], usage);
+    return 2;
+  }
+  if (!n_specs && !any_group) {
+    fprintf(stderr, "coopgen: nothing to generate: give --spec FILE or --family ...\n%s", usage);
+    return 2;
+  }
+  coop_gen *gen = NULL;
+  coop_result rc = coop_gen_create(&gen);
+  if (rc) {
+    fprintf(stderr, "coopgen: %s\n", coop_result_string(rc));
+    return 1;
+  }
+  for (int i = 0; i < n_specs; ++i)
+    if ((rc = coop_gen_add_spec_file(gen, specs[i]))) return fail(gen, rc);
+  if (any_group && (rc = coop_gen_add_group(gen, &group))) return fail(gen, rc);
+  if (arch && (rc = coop_gen_set_archs(gen, arch))) return fail(gen, rc);
+  if (name && (rc = coop_gen_set_name(gen, name))) return fail(gen, rc);
+  if (print_source) {
+    char *src = NULL;
+    if ((rc = coop_gen_get_source(gen, &src))) return fail(gen, rc);
+    fputs(src, stdout);
+    free(src);
+    coop_gen_destroy(&gen);
+    return 0;
+  }
+  if ((rc = coop_gen_write(gen, out))) return fail(gen, rc);
+  size_t n = 0;
+  coop_gen_get_symbol_count(gen, &n);
+  printf("coopgen: wrote %zu symbols to %s\n", n, out);
+  coop_gen_destroy(&gen);
+  return 0;
+}

@@ -1,0 +1,116 @@
+/* coopgen internals: the tables of the device ABI and the expanded instantiations. */
+#ifndef COOP_GEN_H
+#define COOP_GEN_H
+
+#include "../common/common.h"
+#include <cooplink/coopgen.h>
+
+enum { COOP__FAM_LOAD, COOP__FAM_STORE, COOP__FAM_REDUCE, COOP__FAM_SCAN, COOP__FAM_COUNT };
+
+typedef struct coop__type {
+  const char *code;  /* ABI type code, "f32" */
+  const char *ctype; /* C type in headers and signatures */
+  const char *cpp;   /* type in the generated TU */
+  int is_int;
+} coop__type;
+
+typedef struct coop__op {
+  const char *name;
+  const char *functor; /* coop::op_sum ... */
+  int bitwise;
+} coop__op;
+
+typedef struct coop__algo {
+  const char *name; /* symbol suffix */
+  const char *cub;  /* CUB enumerator */
+  int warp_multiple; /* needs a thread count that is a multiple of 32 */
+} coop__algo;
+
+/* Parameter kinds of the C ABI. */
+enum { COOP__P_IN, COOP__P_OUT, COOP__P_INOUT, COOP__P_INT, COOP__P_TEMP };
+
+typedef struct coop__param {
+  const char *name;
+  int kind;
+  int skip_for_sum; /* absent when op is sum (the exclusive scan's initial value) */
+  int nullable;
+} coop__param;
+
+typedef struct coop__variant {
+  const char *name;     /* spec value: "plain", "partial", "exclusive_prefix" */
+  const char *stem;     /* function part of the symbol; %s is the op */
+  const char *method;   /* method of the primitives template */
+  const char *sum_method; /* method used for op sum instead (no op argument), or NULL */
+  int single_item;      /* always one item per thread */
+  coop__param params[6];
+} coop__variant;
+
+typedef struct coop__family {
+  const char *name;     /* "block_reduce" */
+  const char *header;   /* primitives file */
+  const char *tmpl;     /* coop::block_reduce */
+  int uses_op;
+  const coop__algo *algos;
+  int n_algos;
+  int default_algo;
+  const coop__variant *variants;
+  int n_variants;
+} coop__family;
+
+extern const coop__type coop__types[];
+extern const int coop__n_types;
+extern const coop__op coop__ops[];
+extern const int coop__n_ops;
+extern const coop__family coop__families[];
+
+/* One instantiation: one C-ABI symbol. */
+typedef struct coop__inst {
+  int fam, variant, type, op /* -1 if none */, algo;
+  int bx, by, bz, items;
+  char symbol[160];
+  char geom[32];
+  char *where; /* where it was requested, for messages */
+  unsigned long long temp_bytes, temp_align;
+} coop__inst;
+
+/* The embedded primitives sources (generated at build time from primitives/). */
+typedef struct coop__embedded {
+  const char *name;
+  const char *text;
+} coop__embedded;
+extern const coop__embedded coop__primitives[];
+extern const int coop__n_primitives;
+
+struct coop_gen {
+  coop__str log;
+  char *name;
+  int archs[32];
+  int n_archs; /* 0: default */
+  coop__inst *insts;
+  size_t n_insts, cap_insts;
+  int nvrtc_major, nvrtc_minor, cccl_version; /* filled by the compile */
+};
+
+/* Builds the C prototype of inst ("void coop_...(const float *items, ...)") into s. */
+void coop__signature(coop__str *s, const coop__inst *inst);
+/* Appends "T *name" for a parameter. */
+void coop__param_decl(coop__str *s, const coop__inst *inst, const coop__param *p);
+/* Builds the TU source; with_checks adds the static_asserts of the probed temp sizes. */
+void coop__emit_source(coop__str *s, const coop_gen *gen, int with_checks);
+/* The probe's name expression for one instance's temp storage. */
+void coop__probe_expr(coop__str *s, const coop__inst *inst);
+/* Builds the C header. */
+void coop__emit_header(coop__str *s, const coop_gen *gen);
+/* Builds the manifest JSON. payload_names/hashes: one per arch. */
+coop_result coop__emit_manifest(coop__str *s, const coop_gen *gen, const char *header_file, const char *header_hash,
+                                char *const *payload_files, char *const *payload_hashes, const size_t *payload_sizes);
+
+/* NVRTC: probes temp sizes into gen->insts, then compiles one LTO-IR per arch (in parallel). */
+coop_result coop__compile(coop_gen *gen, char **ltoir, size_t *ltoir_size);
+/* The archs to build: gen's or the default list. */
+int coop__effective_archs(coop_gen *gen, int *archs, int max);
+coop_result coop__nvrtc_archs(int *archs, int *n, int max);
+
+void coop__log(coop_gen *gen, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+#endif

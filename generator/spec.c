@@ -1,0 +1,713 @@
+/* Requests: spec files (JSON/YAML through libyaml, which keeps every value's line and column) and
+ * flag-style groups, validated completely before anything is kept. */
+#include "gen.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <yaml.h>
+
+#define MAX_VALUES 256
+
+typedef struct sval {
+  const char *text;
+  char where[256];
+} sval;
+
+typedef struct slist {
+  sval v[MAX_VALUES];
+  int n;
+  int given;
+  char where[256]; /* of the key, or the flag */
+} slist;
+
+enum { F_FAMILY, F_TYPE, F_OP, F_THREADS, F_ITEMS, F_ALGORITHM, F_VARIANT, F_COUNT };
+static const char *const field_names[F_COUNT] = {"family", "type", "op", "threads", "items", "algorithm", "variant"};
+
+typedef struct sgroup {
+  slist f[F_COUNT];
+  int flags; /* from flags: name fields "--type" */
+  char where[512];
+} sgroup;
+
+void coop__log(coop_gen *gen, const char *fmt, ...)
+{
+  va_list ap;
+  va_start(ap, fmt);
+  coop__str_vprintf(&gen->log, fmt, ap);
+  va_end(ap);
+  coop__str_add(&gen->log, "\n");
+}
+
+static const char *fname(const sgroup *g, int f, char buf[32])
+{
+  snprintf(buf, 32, g->flags ? "--%s" : "'%s'", field_names[f]);
+  return buf;
+}
+
+static int find_name(const char *text, const char *const *names, size_t stride, int n)
+{
+  for (int i = 0; i < n; ++i) {
+    const char *name = *(const char *const *)((const char *)names + stride * (size_t)i);
+    if (strcmp(text, name) == 0) return i;
+  }
+  return -1;
+}
+
+static void list_names(coop__str *s, const void *table, size_t stride, int n)
+{
+  for (int i = 0; i < n; ++i) {
+    const char *name = *(const char *const *)((const char *)table + stride * (size_t)i);
+    coop__str_printf(s, "%s%s", i ? " " : "", name);
+  }
+}
+
+/* "256", "16x16", "32x4x2" -> sizes; 0 on a malformed text, -1 when out of range. */
+static int parse_threads(const char *text, int dims[3])
+{
+  dims[0] = dims[1] = dims[2] = 1;
+  int k = 0;
+  const char *p = text;
+  while (1) {
+    if (*p < '0' || *p > '9') return 0;
+    long v = 0;
+    while (*p >= '0' && *p <= '9') {
+      v = v * 10 + (*p - '0');
+      if (v > 100000) v = 100000;
+      ++p;
+    }
+    dims[k++] = (int)v;
+    if (*p == 0) break;
+    if (*p != 'x' || k == 3) return 0;
+    ++p;
+  }
+  long total = (long)dims[0] * dims[1] * dims[2];
+  if (dims[0] < 1 || dims[1] < 1 || dims[2] < 1 || total > 1024 || dims[2] > 64) return -1;
+  return 1;
+}
+
+static int parse_int(const char *text, int *out)
+{
+  if (!*text) return 0;
+  long v = 0;
+  for (const char *p = text; *p; ++p) {
+    if (*p < '0' || *p > '9') return 0;
+    v = v * 10 + (*p - '0');
+    if (v > 1000000) v = 1000000;
+  }
+  *out = (int)v;
+  return 1;
+}
+
+typedef struct parsed {
+  int fam;
+  int types[MAX_VALUES], ops[MAX_VALUES], threads[MAX_VALUES][3], items[MAX_VALUES], algos[MAX_VALUES],
+    variants[MAX_VALUES];
+  int n_types, n_ops, n_threads, n_items, n_algos, n_variants;
+} parsed;
+
+static int valid_op_type(int op, int type) { return !coop__ops[op].bitwise || coop__types[type].is_int; }
+static int valid_algo_threads(const coop__family *fam, int algo, const int t[3])
+{
+  return !fam->algos[algo].warp_multiple || (t[0] * t[1] * t[2]) % 32 == 0;
+}
+
+static int add_inst(coop__inst **arr, size_t *n, size_t *cap, const coop__inst *in)
+{
+  if (*n == *cap) {
+    size_t c = *cap ? *cap * 2 : 64;
+    coop__inst *p = realloc(*arr, c * sizeof *p);
+    if (!p) return 0;
+    *arr = p;
+    *cap = c;
+  }
+  (*arr)[(*n)++] = *in;
+  return 1;
+}
+
+static void free_insts(coop__inst *arr, size_t n)
+{
+  for (size_t i = 0; i < n; ++i) free(arr[i].where);
+  free(arr);
+}
+
+static void make_symbol(coop__inst *in)
+{
+  const coop__family *fam = &coop__families[in->fam];
+  const coop__variant *var = &fam->variants[in->variant];
+  char stem[64];
+  snprintf(stem, sizeof stem, var->stem, in->op >= 0 ? coop__ops[in->op].name : "");
+  if (in->by == 1 && in->bz == 1)
+    snprintf(in->geom, sizeof in->geom, "t%d", in->bx);
+  else
+    snprintf(in->geom, sizeof in->geom, "t%dx%dx%d", in->bx, in->by, in->bz);
+  snprintf(in->symbol, sizeof in->symbol, "coop_block_%s_%s_%s_i%d_%s", stem, coop__types[in->type].code, in->geom,
+           in->items, fam->algos[in->algo].name);
+}
+
+/* Checks one group and appends its instantiations to gen. Returns COOP_SUCCESS or an error with the
+ * messages logged; gen is unchanged on error. */
+static coop_result check_group(coop_gen *gen, const sgroup *g)
+{
+  parsed *p = calloc(1, sizeof *p);
+  if (!p) return COOP_ERROR_OUT_OF_MEMORY;
+  char nb[32];
+  coop__str known = {0};
+  coop_result rc = COOP_ERROR_SPEC_INVALID;
+
+  /* Duplicates and emptiness within each list. */
+  for (int f = 0; f < F_COUNT; ++f) {
+    const slist *l = &g->f[f];
+    if (l->given && l->n == 0) {
+      coop__log(gen, "%s: %s is an empty list", l->where, fname(g, f, nb));
+      goto out;
+    }
+    for (int i = 0; i < l->n; ++i)
+      for (int j = 0; j < i; ++j)
+        if (strcmp(l->v[i].text, l->v[j].text) == 0) {
+          coop__log(gen, "%s: duplicate %s value '%s'", l->v[i].where, field_names[f], l->v[i].text);
+          goto out;
+        }
+  }
+  if (!g->f[F_FAMILY].given) {
+    coop__log(gen, "%s: missing %s (required)", g->where, fname(g, F_FAMILY, nb));
+    goto out;
+  }
+  if (g->f[F_FAMILY].n != 1) {
+    coop__log(gen, "%s: %s takes one value per group, got %d", g->f[F_FAMILY].v[1].where, fname(g, F_FAMILY, nb),
+              g->f[F_FAMILY].n);
+    goto out;
+  }
+  p->fam = -1;
+  for (int i = 0; i < COOP__FAM_COUNT; ++i)
+    if (strcmp(g->f[F_FAMILY].v[0].text, coop__families[i].name) == 0) p->fam = i;
+  if (p->fam < 0) {
+    list_names(&known, coop__families, sizeof coop__families[0], COOP__FAM_COUNT);
+    coop__log(gen, "%s: unknown family '%s' (known: %s)", g->f[F_FAMILY].v[0].where, g->f[F_FAMILY].v[0].text,
+              coop__str_get(&known));
+    goto out;
+  }
+  const coop__family *fam = &coop__families[p->fam];
+  static const int required[] = {F_TYPE, F_THREADS};
+  for (size_t r = 0; r < sizeof required / sizeof required[0]; ++r)
+    if (!g->f[required[r]].given) {
+      coop__log(gen, "%s: missing %s (required for %s)", g->where, fname(g, required[r], nb), fam->name);
+      goto out;
+    }
+  if (fam->uses_op && !g->f[F_OP].given) {
+    coop__log(gen, "%s: missing %s (required for %s)", g->where, fname(g, F_OP, nb), fam->name);
+    goto out;
+  }
+  if (!fam->uses_op && g->f[F_OP].given) {
+    coop__log(gen, "%s: %s takes no op", g->f[F_OP].where, fam->name);
+    goto out;
+  }
+
+  const slist *l = &g->f[F_TYPE];
+  for (int i = 0; i < l->n; ++i) {
+    int t = find_name(l->v[i].text, &coop__types[0].code, sizeof coop__types[0], coop__n_types);
+    if (t < 0) {
+      list_names(&known, coop__types, sizeof coop__types[0], coop__n_types);
+      coop__log(gen, "%s: unknown type '%s' (known: %s)", l->v[i].where, l->v[i].text, coop__str_get(&known));
+      goto out;
+    }
+    p->types[p->n_types++] = t;
+  }
+  l = &g->f[F_OP];
+  for (int i = 0; i < l->n; ++i) {
+    int o = find_name(l->v[i].text, &coop__ops[0].name, sizeof coop__ops[0], coop__n_ops);
+    if (o < 0) {
+      list_names(&known, coop__ops, sizeof coop__ops[0], coop__n_ops);
+      coop__log(gen, "%s: unknown op '%s' (known: %s)", l->v[i].where, l->v[i].text, coop__str_get(&known));
+      goto out;
+    }
+    p->ops[p->n_ops++] = o;
+  }
+  if (!fam->uses_op) p->ops[p->n_ops++] = -1;
+  l = &g->f[F_THREADS];
+  for (int i = 0; i < l->n; ++i) {
+    int *t = p->threads[p->n_threads];
+    int ok = parse_threads(l->v[i].text, t);
+    if (ok == 0) {
+      coop__log(gen, "%s: invalid thread count '%s' (expected X, XxY or XxYxZ)", l->v[i].where, l->v[i].text);
+      goto out;
+    }
+    if (ok < 0) {
+      coop__log(gen, "%s: thread count '%s' out of range (each size at least 1, X*Y*Z at most 1024, Z at most 64)",
+                l->v[i].where, l->v[i].text);
+      goto out;
+    }
+    ++p->n_threads;
+  }
+  l = &g->f[F_ITEMS];
+  for (int i = 0; i < l->n; ++i) {
+    int v;
+    if (!parse_int(l->v[i].text, &v)) {
+      coop__log(gen, "%s: invalid items per thread '%s' (expected a number from 1 to 32)", l->v[i].where, l->v[i].text);
+      goto out;
+    }
+    if (v < 1 || v > 32) {
+      coop__log(gen, "%s: items per thread '%s' out of range (1 to 32)", l->v[i].where, l->v[i].text);
+      goto out;
+    }
+    p->items[p->n_items++] = v;
+  }
+  if (!l->given) p->items[p->n_items++] = 1;
+  l = &g->f[F_ALGORITHM];
+  for (int i = 0; i < l->n; ++i) {
+    int a = find_name(l->v[i].text, &fam->algos[0].name, sizeof fam->algos[0], fam->n_algos);
+    if (a < 0) {
+      list_names(&known, fam->algos, sizeof fam->algos[0], fam->n_algos);
+      coop__log(gen, "%s: unknown algorithm '%s' for %s (known: %s)", l->v[i].where, l->v[i].text, fam->name,
+                coop__str_get(&known));
+      goto out;
+    }
+    p->algos[p->n_algos++] = a;
+  }
+  if (!l->given) p->algos[p->n_algos++] = fam->default_algo;
+  l = &g->f[F_VARIANT];
+  for (int i = 0; i < l->n; ++i) {
+    int v = find_name(l->v[i].text, &fam->variants[0].name, sizeof fam->variants[0], fam->n_variants);
+    if (v < 0) {
+      list_names(&known, fam->variants, sizeof fam->variants[0], fam->n_variants);
+      coop__log(gen, "%s: unknown variant '%s' for %s (known: %s)", l->v[i].where, l->v[i].text, fam->name,
+                coop__str_get(&known));
+      goto out;
+    }
+    p->variants[p->n_variants++] = v;
+  }
+  if (!l->given)
+    for (int v = 0; v < fam->n_variants; ++v) p->variants[p->n_variants++] = v;
+
+  /* Each value must take part in at least one valid combination. */
+  for (int i = 0; fam->uses_op && i < p->n_ops; ++i) {
+    int ok = 0;
+    for (int j = 0; j < p->n_types; ++j) ok |= valid_op_type(p->ops[i], p->types[j]);
+    if (!ok) {
+      coop__log(gen, "%s: op '%s' needs an integer type, and no requested type is one", g->f[F_OP].v[i].where,
+                coop__ops[p->ops[i]].name);
+      goto out;
+    }
+  }
+  for (int j = 0; fam->uses_op && j < p->n_types; ++j) {
+    int ok = 0;
+    for (int i = 0; i < p->n_ops; ++i) ok |= valid_op_type(p->ops[i], p->types[j]);
+    if (!ok) {
+      coop__log(gen, "%s: type '%s' is not an integer type, and every requested op is bitwise",
+                g->f[F_TYPE].v[j].where, coop__types[p->types[j]].code);
+      goto out;
+    }
+  }
+  for (int a = 0; a < p->n_algos; ++a) {
+    int ok = 0;
+    for (int t = 0; t < p->n_threads; ++t) ok |= valid_algo_threads(fam, p->algos[a], p->threads[t]);
+    if (!ok) {
+      coop__log(gen, "%s: algorithm '%s' needs a thread count that is a multiple of 32, and no requested one is",
+                g->f[F_ALGORITHM].given ? g->f[F_ALGORITHM].v[a].where : g->where, fam->algos[p->algos[a]].name);
+      goto out;
+    }
+  }
+  for (int t = 0; t < p->n_threads; ++t) {
+    int ok = 0;
+    for (int a = 0; a < p->n_algos; ++a) ok |= valid_algo_threads(fam, p->algos[a], p->threads[t]);
+    if (!ok) {
+      coop__log(gen, "%s: thread count '%s' is not a multiple of 32, which every requested algorithm needs",
+                g->f[F_THREADS].v[t].where, g->f[F_THREADS].v[t].text);
+      goto out;
+    }
+  }
+
+  /* Expand; a partial reduce has one item per thread whatever items says, so dedupe within the group. */
+  coop__inst *arr = NULL;
+  size_t n = 0, cap = 0;
+  for (int v = 0; v < p->n_variants; ++v)
+    for (int ty = 0; ty < p->n_types; ++ty)
+      for (int o = 0; o < p->n_ops; ++o)
+        for (int t = 0; t < p->n_threads; ++t)
+          for (int it = 0; it < p->n_items; ++it)
+            for (int a = 0; a < p->n_algos; ++a) {
+              coop__inst in = {0};
+              in.fam = p->fam;
+              in.variant = p->variants[v];
+              in.type = p->types[ty];
+              in.op = p->ops[o];
+              in.algo = p->algos[a];
+              in.bx = p->threads[t][0];
+              in.by = p->threads[t][1];
+              in.bz = p->threads[t][2];
+              in.items = fam->variants[in.variant].single_item ? 1 : p->items[it];
+              if (in.op >= 0 && !valid_op_type(in.op, in.type)) continue;
+              if (!valid_algo_threads(fam, in.algo, p->threads[t])) continue;
+              make_symbol(&in);
+              int dup = 0;
+              for (size_t k = 0; k < n && !dup; ++k) dup = strcmp(arr[k].symbol, in.symbol) == 0;
+              if (dup) continue;
+              in.where = coop__strdup(g->where);
+              if (!in.where || !add_inst(&arr, &n, &cap, &in)) {
+                free(in.where);
+                free_insts(arr, n);
+                rc = COOP_ERROR_OUT_OF_MEMORY;
+                goto out;
+              }
+            }
+  /* Across groups the same symbol twice is a mistake in the spec. */
+  for (size_t k = 0; k < n; ++k)
+    for (size_t j = 0; j < gen->n_insts; ++j)
+      if (strcmp(arr[k].symbol, gen->insts[j].symbol) == 0) {
+        coop__log(gen, "%s: symbol %s is requested twice (also at %s)", arr[k].where, arr[k].symbol,
+                  gen->insts[j].where);
+        free_insts(arr, n);
+        goto out;
+      }
+  for (size_t k = 0; k < n; ++k)
+    if (!add_inst(&gen->insts, &gen->n_insts, &gen->cap_insts, &arr[k])) {
+      for (size_t j = k; j < n; ++j) free(arr[j].where);
+      free(arr);
+      rc = COOP_ERROR_OUT_OF_MEMORY;
+      goto out;
+    }
+  free(arr);
+  rc = COOP_SUCCESS;
+out:
+  coop__str_free(&known);
+  free(p);
+  return rc;
+}
+
+/* ---- flags ---- */
+
+static coop_result split_list(coop_gen *gen, slist *l, const char *flag, const char *text, char **storage)
+{
+  snprintf(l->where, sizeof l->where, "%s", flag);
+  if (!text) return COOP_SUCCESS;
+  l->given = 1;
+  char *copy = coop__strdup(text);
+  if (!copy) return COOP_ERROR_OUT_OF_MEMORY;
+  *storage = copy;
+  char *save = NULL;
+  size_t len = strlen(copy);
+  if (len == 0 || copy[0] == ',' || copy[len - 1] == ',' || strstr(copy, ",,")) {
+    coop__log(gen, "%s: empty value in list '%s'", flag, text);
+    return COOP_ERROR_SPEC_INVALID;
+  }
+  for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+    if (l->n == MAX_VALUES) {
+      coop__log(gen, "%s: more than %d values", flag, MAX_VALUES);
+      return COOP_ERROR_SPEC_INVALID;
+    }
+    l->v[l->n].text = tok;
+    snprintf(l->v[l->n].where, sizeof l->v[l->n].where, "%s", flag);
+    ++l->n;
+  }
+  return COOP_SUCCESS;
+}
+
+coop_result coop_gen_add_group(coop_gen *gen, const coop_gen_group *group)
+{
+  if (!gen || !group) return COOP_ERROR_INVALID_VALUE;
+  coop__str_clear(&gen->log);
+  sgroup *g = calloc(1, sizeof *g);
+  if (!g) return COOP_ERROR_OUT_OF_MEMORY;
+  g->flags = 1;
+  snprintf(g->where, sizeof g->where, "flags");
+  const char *texts[F_COUNT] = {group->family, group->type, group->op, group->threads,
+                                group->items, group->algorithm, group->variant};
+  char *storage[F_COUNT] = {0};
+  coop_result rc = COOP_SUCCESS;
+  for (int f = 0; f < F_COUNT && rc == COOP_SUCCESS; ++f) {
+    char flag[32];
+    snprintf(flag, sizeof flag, "--%s", field_names[f]);
+    rc = split_list(gen, &g->f[f], flag, texts[f], &storage[f]);
+  }
+  if (rc == COOP_SUCCESS) rc = check_group(gen, g);
+  for (int f = 0; f < F_COUNT; ++f) free(storage[f]);
+  free(g);
+  return rc;
+}
+
+/* ---- spec files ---- */
+
+typedef struct yctx {
+  coop_gen *gen;
+  yaml_document_t *doc;
+  const char *label;
+} yctx;
+
+static void where_of(const yctx *y, const yaml_node_t *n, char *buf, size_t size)
+{
+  snprintf(buf, size, "%s:%zu:%zu", y->label, n->start_mark.line + 1, n->start_mark.column + 1);
+}
+
+static coop_result yerr(const yctx *y, const yaml_node_t *n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static coop_result yerr(const yctx *y, const yaml_node_t *n, const char *fmt, ...)
+{
+  char w[512];
+  where_of(y, n, w, sizeof w);
+  coop__str_printf(&y->gen->log, "%s: ", w);
+  va_list ap;
+  va_start(ap, fmt);
+  coop__str_vprintf(&y->gen->log, fmt, ap);
+  va_end(ap);
+  coop__str_add(&y->gen->log, "\n");
+  return COOP_ERROR_SPEC_INVALID;
+}
+
+static const char *node_kind(const yaml_node_t *n)
+{
+  return n->type == YAML_MAPPING_NODE ? "a mapping" : n->type == YAML_SEQUENCE_NODE ? "a list" : "a scalar";
+}
+
+/* Rejects duplicate keys and keys outside known; returns the index of the first problem or 0. */
+static coop_result check_keys(const yctx *y, yaml_node_t *map, const char *const *known, int n_known)
+{
+  for (yaml_node_pair_t *a = map->data.mapping.pairs.start; a < map->data.mapping.pairs.top; ++a) {
+    yaml_node_t *k = yaml_document_get_node(y->doc, a->key);
+    if (k->type != YAML_SCALAR_NODE) return yerr(y, k, "a key must be a scalar, got %s", node_kind(k));
+    const char *ks = (const char *)k->data.scalar.value;
+    int ok = 0;
+    for (int i = 0; i < n_known; ++i) ok |= strcmp(ks, known[i]) == 0;
+    if (!ok) {
+      coop__str list = {0};
+      for (int i = 0; i < n_known; ++i) coop__str_printf(&list, "%s%s", i ? " " : "", known[i]);
+      coop_result rc = yerr(y, k, "unknown key '%s' (known: %s)", ks, coop__str_get(&list));
+      coop__str_free(&list);
+      return rc;
+    }
+    for (yaml_node_pair_t *b = map->data.mapping.pairs.start; b < a; ++b) {
+      yaml_node_t *kb = yaml_document_get_node(y->doc, b->key);
+      if (kb->type == YAML_SCALAR_NODE && strcmp((const char *)kb->data.scalar.value, ks) == 0)
+        return yerr(y, k, "duplicate key '%s'", ks);
+    }
+  }
+  return COOP_SUCCESS;
+}
+
+static yaml_node_t *map_get(const yctx *y, yaml_node_t *map, const char *key, yaml_node_t **key_node)
+{
+  for (yaml_node_pair_t *a = map->data.mapping.pairs.start; a < map->data.mapping.pairs.top; ++a) {
+    yaml_node_t *k = yaml_document_get_node(y->doc, a->key);
+    if (k->type == YAML_SCALAR_NODE && strcmp((const char *)k->data.scalar.value, key) == 0) {
+      if (key_node) *key_node = k;
+      return yaml_document_get_node(y->doc, a->value);
+    }
+  }
+  return NULL;
+}
+
+/* A scalar or a list of scalars into l. */
+static coop_result read_list(const yctx *y, yaml_node_t *key, yaml_node_t *n, slist *l, const char *what)
+{
+  where_of(y, key, l->where, sizeof l->where);
+  l->given = 1;
+  if (n->type == YAML_SCALAR_NODE) {
+    if (n->data.scalar.length == 0) return yerr(y, n, "empty value for '%s'", what);
+    l->v[0].text = (const char *)n->data.scalar.value;
+    where_of(y, n, l->v[0].where, sizeof l->v[0].where);
+    l->n = 1;
+    return COOP_SUCCESS;
+  }
+  if (n->type != YAML_SEQUENCE_NODE) return yerr(y, n, "'%s' must be a value or a list of values, got %s", what, node_kind(n));
+  for (yaml_node_item_t *it = n->data.sequence.items.start; it < n->data.sequence.items.top; ++it) {
+    yaml_node_t *e = yaml_document_get_node(y->doc, *it);
+    if (e->type != YAML_SCALAR_NODE) return yerr(y, e, "'%s' list entries must be values, got %s", what, node_kind(e));
+    if (e->data.scalar.length == 0) return yerr(y, e, "empty value for '%s'", what);
+    if (l->n == MAX_VALUES) return yerr(y, e, "more than %d values for '%s'", MAX_VALUES, what);
+    l->v[l->n].text = (const char *)e->data.scalar.value;
+    where_of(y, e, l->v[l->n].where, sizeof l->v[l->n].where);
+    ++l->n;
+  }
+  return COOP_SUCCESS;
+}
+
+coop_result coop__set_name_at(coop_gen *gen, const char *name, const char *where);
+coop_result coop__set_archs_list(coop_gen *gen, const char *const *archs, const char *const *wheres, int n);
+
+static coop_result load_doc(coop_gen *gen, yaml_document_t *doc, const char *label)
+{
+  yctx y = {gen, doc, label};
+  yaml_node_t *root = yaml_document_get_root_node(doc);
+  if (!root) {
+    coop__log(gen, "%s: the spec is empty", label);
+    return COOP_ERROR_SPEC_INVALID;
+  }
+  if (root->type != YAML_MAPPING_NODE) return yerr(&y, root, "the spec must be a mapping, got %s", node_kind(root));
+  static const char *const top_keys[] = {"name", "arch", "generate"};
+  coop_result rc = check_keys(&y, root, top_keys, 3);
+  if (rc) return rc;
+
+  /* Validate everything into a scratch handle first, so a failing file leaves gen unchanged. */
+  coop_gen scratch = {0};
+  scratch.insts = NULL;
+  /* Groups must not collide with what gen already holds: seed scratch with gen's symbols. */
+  scratch.n_insts = 0;
+  yctx ys = {&scratch, doc, label};
+  yaml_node_t *kn = NULL;
+  yaml_node_t *name = map_get(&y, root, "name", &kn);
+  const char *name_text = NULL;
+  char name_where[512] = "";
+  if (name) {
+    if (name->type != YAML_SCALAR_NODE) {
+      rc = yerr(&ys, name, "'name' must be a value, got %s", node_kind(name));
+      goto fail;
+    }
+    name_text = (const char *)name->data.scalar.value;
+    where_of(&y, name, name_where, sizeof name_where);
+    rc = coop__set_name_at(&scratch, name_text, name_where);
+    if (rc) goto fail;
+  }
+  yaml_node_t *arch = map_get(&y, root, "arch", &kn);
+  if (arch) {
+    slist *archs = calloc(1, sizeof *archs);
+    if (!archs) {
+      rc = COOP_ERROR_OUT_OF_MEMORY;
+      goto fail;
+    }
+    rc = read_list(&ys, kn, arch, archs, "arch");
+    if (!rc) {
+      const char *texts[MAX_VALUES], *wheres[MAX_VALUES];
+      for (int i = 0; i < archs->n; ++i) {
+        texts[i] = archs->v[i].text;
+        wheres[i] = archs->v[i].where;
+      }
+      rc = coop__set_archs_list(&scratch, texts, wheres, archs->n);
+    }
+    free(archs);
+    if (rc) goto fail;
+  }
+  yaml_node_t *groups = map_get(&y, root, "generate", &kn);
+  if (groups) {
+    if (groups->type != YAML_SEQUENCE_NODE) {
+      rc = yerr(&ys, groups, "'generate' must be a list of groups, got %s", node_kind(groups));
+      goto fail;
+    }
+    /* Earlier requests of gen take part in the duplicate check. */
+    scratch.insts = gen->insts;
+    scratch.n_insts = gen->n_insts;
+    scratch.cap_insts = 0;
+    size_t base = gen->n_insts;
+    coop__inst *own = NULL;
+    for (yaml_node_item_t *it = groups->data.sequence.items.start; it < groups->data.sequence.items.top; ++it) {
+      yaml_node_t *gn = yaml_document_get_node(doc, *it);
+      if (gn->type != YAML_MAPPING_NODE) {
+        rc = yerr(&ys, gn, "a group must be a mapping, got %s", node_kind(gn));
+        break;
+      }
+      rc = check_keys(&ys, gn, field_names, F_COUNT);
+      if (rc) break;
+      sgroup *G = calloc(1, sizeof *G);
+      if (!G) {
+        rc = COOP_ERROR_OUT_OF_MEMORY;
+        break;
+      }
+      where_of(&y, gn, G->where, sizeof G->where);
+      for (int f = 0; f < F_COUNT && !rc; ++f) {
+        yaml_node_t *fk = NULL;
+        yaml_node_t *fv = map_get(&y, gn, field_names[f], &fk);
+        if (fv) rc = read_list(&ys, fk, fv, &G->f[f], field_names[f]);
+      }
+      if (rc) {
+        free(G);
+        break;
+      }
+      /* check_group appends to scratch.insts; the first append must copy, not grow gen's array. */
+      if (!own) {
+        own = malloc((scratch.n_insts + 64) * sizeof *own);
+        if (!own) {
+          free(G);
+          rc = COOP_ERROR_OUT_OF_MEMORY;
+          break;
+        }
+        if (scratch.n_insts) memcpy(own, scratch.insts, scratch.n_insts * sizeof *own);
+        scratch.insts = own;
+        scratch.cap_insts = scratch.n_insts + 64;
+      }
+      rc = check_group(&scratch, G);
+      free(G);
+      own = scratch.insts;
+      if (rc) break;
+    }
+    if (rc) {
+      if (own) {
+        for (size_t k = base; k < scratch.n_insts; ++k) free(own[k].where);
+        free(own);
+      }
+      scratch.insts = NULL;
+      scratch.n_insts = 0;
+      goto fail;
+    }
+    if (own) {
+      free(gen->insts);
+      gen->insts = own;
+      gen->n_insts = scratch.n_insts;
+      gen->cap_insts = scratch.cap_insts;
+    }
+    scratch.insts = NULL;
+  }
+  if (scratch.name) {
+    free(gen->name);
+    gen->name = scratch.name;
+    scratch.name = NULL;
+  }
+  if (scratch.n_archs) {
+    memcpy(gen->archs, scratch.archs, sizeof gen->archs);
+    gen->n_archs = scratch.n_archs;
+  }
+  coop__str_free(&scratch.log);
+  return COOP_SUCCESS;
+fail:
+  coop__str_add(&gen->log, coop__str_get(&scratch.log));
+  coop__str_free(&scratch.log);
+  free(scratch.name);
+  return rc ? rc : COOP_ERROR_SPEC_INVALID;
+}
+
+coop_result coop_gen_add_spec_string(coop_gen *gen, const char *text, size_t size, const char *label)
+{
+  if (!gen || !text || !label) return COOP_ERROR_INVALID_VALUE;
+  coop__str_clear(&gen->log);
+  yaml_parser_t parser;
+  if (!yaml_parser_initialize(&parser)) return COOP_ERROR_OUT_OF_MEMORY;
+  yaml_parser_set_input_string(&parser, (const unsigned char *)text, size);
+  yaml_document_t doc;
+  if (!yaml_parser_load(&parser, &doc)) {
+    coop__log(gen, "%s:%zu:%zu: syntax error: %s%s%s", label, parser.problem_mark.line + 1,
+              parser.problem_mark.column + 1, parser.problem ? parser.problem : "malformed input",
+              parser.context ? " " : "", parser.context ? parser.context : "");
+    coop_result rc = parser.error == YAML_MEMORY_ERROR ? COOP_ERROR_OUT_OF_MEMORY : COOP_ERROR_SPEC_SYNTAX;
+    yaml_parser_delete(&parser);
+    return rc;
+  }
+  /* A second document in the stream is not ours to ignore. */
+  yaml_document_t extra;
+  int more = 0;
+  if (yaml_parser_load(&parser, &extra)) {
+    more = yaml_document_get_root_node(&extra) != NULL;
+    yaml_document_delete(&extra);
+  }
+  coop_result rc;
+  if (more) {
+    coop__log(gen, "%s: more than one document in the spec", label);
+    rc = COOP_ERROR_SPEC_SYNTAX;
+  } else {
+    rc = load_doc(gen, &doc, label);
+  }
+  yaml_document_delete(&doc);
+  yaml_parser_delete(&parser);
+  return rc;
+}
+
+coop_result coop_gen_add_spec_file(coop_gen *gen, const char *path)
+{
+  if (!gen || !path) return COOP_ERROR_INVALID_VALUE;
+  char *data;
+  size_t size;
+  coop_result rc = coop__read_file(path, &data, &size);
+  if (rc) {
+    coop__str_clear(&gen->log);
+    coop__log(gen, "%s: cannot read the spec file", path);
+    return rc;
+  }
+  rc = coop_gen_add_spec_string(gen, data, size, path);
+  free(data);
+  return rc;
+}

@@ -1,0 +1,87 @@
+/* The device ABI of DESIGN.md as data: types, operators, families, algorithms, variants. */
+#include "gen.h"
+
+const coop__type coop__types[] = {
+  {"i8", "int8_t", "cuda::std::int8_t", 1},          {"i16", "int16_t", "cuda::std::int16_t", 1},
+  {"i32", "int32_t", "cuda::std::int32_t", 1},       {"i64", "int64_t", "cuda::std::int64_t", 1},
+  {"u8", "uint8_t", "cuda::std::uint8_t", 1},        {"u16", "uint16_t", "cuda::std::uint16_t", 1},
+  {"u32", "uint32_t", "cuda::std::uint32_t", 1},     {"u64", "uint64_t", "cuda::std::uint64_t", 1},
+  {"f16", "__half", "__half", 0},                    {"bf16", "__nv_bfloat16", "__nv_bfloat16", 0},
+  {"f32", "float", "float", 0},                      {"f64", "double", "double", 0},
+};
+const int coop__n_types = sizeof coop__types / sizeof coop__types[0];
+
+const coop__op coop__ops[] = {
+  {"sum", "coop::op_sum", 0}, {"min", "coop::op_min", 0}, {"max", "coop::op_max", 0},
+  {"prod", "coop::op_prod", 0}, {"and", "coop::op_and", 1}, {"or", "coop::op_or", 1},
+  {"xor", "coop::op_xor", 1},
+};
+const int coop__n_ops = sizeof coop__ops / sizeof coop__ops[0];
+
+static const coop__algo load_algos[] = {
+  {"direct", "cub::BLOCK_LOAD_DIRECT", 0},
+  {"striped", "cub::BLOCK_LOAD_STRIPED", 0},
+  {"vectorize", "cub::BLOCK_LOAD_VECTORIZE", 0},
+  {"transpose", "cub::BLOCK_LOAD_TRANSPOSE", 0},
+  {"warp_transpose", "cub::BLOCK_LOAD_WARP_TRANSPOSE", 1},
+  {"warp_transpose_ts", "cub::BLOCK_LOAD_WARP_TRANSPOSE_TIMESLICED", 1},
+};
+static const coop__algo store_algos[] = {
+  {"direct", "cub::BLOCK_STORE_DIRECT", 0},
+  {"striped", "cub::BLOCK_STORE_STRIPED", 0},
+  {"vectorize", "cub::BLOCK_STORE_VECTORIZE", 0},
+  {"transpose", "cub::BLOCK_STORE_TRANSPOSE", 0},
+  {"warp_transpose", "cub::BLOCK_STORE_WARP_TRANSPOSE", 1},
+  {"warp_transpose_ts", "cub::BLOCK_STORE_WARP_TRANSPOSE_TIMESLICED", 1},
+};
+static const coop__algo reduce_algos[] = {
+  {"raking", "cub::BLOCK_REDUCE_RAKING", 0},
+  {"raking_comm", "cub::BLOCK_REDUCE_RAKING_COMMUTATIVE_ONLY", 0},
+  {"warp_reductions", "cub::BLOCK_REDUCE_WARP_REDUCTIONS", 0},
+};
+static const coop__algo scan_algos[] = {
+  {"raking", "cub::BLOCK_SCAN_RAKING", 0},
+  {"raking_memoize", "cub::BLOCK_SCAN_RAKING_MEMOIZE", 0},
+  {"warp_scans", "cub::BLOCK_SCAN_WARP_SCANS", 0},
+};
+
+#define P_TEMP {"temp", COOP__P_TEMP, 0, 0}
+
+static const coop__variant load_variants[] = {
+  {"plain", "load", "load", NULL, 0, {{"tile_src", COOP__P_IN, 0, 0}, {"items", COOP__P_OUT, 0, 0}, P_TEMP}},
+  {"guarded", "load_guarded", "load_guarded", NULL, 0,
+   {{"tile_src", COOP__P_IN, 0, 0}, {"items", COOP__P_OUT, 0, 0}, {"valid", COOP__P_INT, 0, 0},
+    {"oob_default", COOP__P_IN, 0, 0}, P_TEMP}},
+};
+static const coop__variant store_variants[] = {
+  {"plain", "store", "store", NULL, 0, {{"tile_dst", COOP__P_OUT, 0, 0}, {"items", COOP__P_IN, 0, 0}, P_TEMP}},
+  {"guarded", "store_guarded", "store_guarded", NULL, 0,
+   {{"tile_dst", COOP__P_OUT, 0, 0}, {"items", COOP__P_IN, 0, 0}, {"valid", COOP__P_INT, 0, 0}, P_TEMP}},
+};
+static const coop__variant reduce_variants[] = {
+  {"full", "reduce_%s", "reduce", NULL, 0, {{"items", COOP__P_IN, 0, 0}, {"aggregate", COOP__P_OUT, 0, 0}, P_TEMP}},
+  {"partial", "reduce_%s_partial", "reduce_partial", NULL, 1,
+   {{"item", COOP__P_IN, 0, 0}, {"valid_threads", COOP__P_INT, 0, 0}, {"aggregate", COOP__P_OUT, 0, 0}, P_TEMP}},
+};
+static const coop__variant scan_variants[] = {
+  {"exclusive", "exclusive_scan_%s", "exclusive", "exclusive_sum", 0,
+   {{"items_in", COOP__P_IN, 0, 0}, {"items_out", COOP__P_OUT, 0, 0}, {"initial", COOP__P_IN, 1, 0},
+    {"aggregate", COOP__P_OUT, 0, 1}, P_TEMP}},
+  {"inclusive", "inclusive_scan_%s", "inclusive", NULL, 0,
+   {{"items_in", COOP__P_IN, 0, 0}, {"items_out", COOP__P_OUT, 0, 0}, {"aggregate", COOP__P_OUT, 0, 1}, P_TEMP}},
+  {"exclusive_prefix", "exclusive_scan_%s_prefix", "exclusive_prefix", NULL, 0,
+   {{"items_in", COOP__P_IN, 0, 0}, {"items_out", COOP__P_OUT, 0, 0}, {"running", COOP__P_INOUT, 0, 0}, P_TEMP}},
+  {"inclusive_prefix", "inclusive_scan_%s_prefix", "inclusive_prefix", NULL, 0,
+   {{"items_in", COOP__P_IN, 0, 0}, {"items_out", COOP__P_OUT, 0, 0}, {"running", COOP__P_INOUT, 0, 0}, P_TEMP}},
+};
+
+#define N(a) ((int)(sizeof(a) / sizeof((a)[0])))
+const coop__family coop__families[COOP__FAM_COUNT] = {
+  {"block_load", "block_load.cuh", "coop::block_load", 0, load_algos, N(load_algos), 0, load_variants, N(load_variants)},
+  {"block_store", "block_store.cuh", "coop::block_store", 0, store_algos, N(store_algos), 0, store_variants,
+   N(store_variants)},
+  {"block_reduce", "block_reduce.cuh", "coop::block_reduce", 1, reduce_algos, N(reduce_algos), 2, reduce_variants,
+   N(reduce_variants)},
+  {"block_scan", "block_scan.cuh", "coop::block_scan", 1, scan_algos, N(scan_algos), 0, scan_variants,
+   N(scan_variants)},
+};

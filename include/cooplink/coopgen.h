@@ -1,0 +1,112 @@
+/* cooplink generator (coopgen): from a spec to a bundle of LTO-IR.
+ *
+ * A coop_gen handle collects requests (spec files, spec strings or flag-style groups), validates each
+ * one completely as it is added, and on coop_gen_write() compiles one CUDA C++ translation unit per
+ * architecture with NVRTC (-dlto) and writes the bundle atomically:
+ *
+ *   <dir>/<name>.json           manifest (format version, versions, archs, payload hashes, symbols)
+ *   <dir>/<name>.h              C header: declarations and <SYMBOL_UPPER>_TEMP_BYTES / _TEMP_ALIGN
+ *   <dir>/<name>.<sm_XX>.ltoir  LTO-IR, one per architecture
+ *
+ * Symbols follow the device ABI of DESIGN.md, e.g. coop_block_reduce_sum_f32_t256_i4_warp_reductions.
+ * The same requests always give byte-identical files. Handles are not thread-safe; use one per thread.
+ * Every function returns COOP_ERROR_INVALID_VALUE for a NULL handle or required argument.
+ *
+ * Spec file (JSON, or YAML, which is the same structure):
+ *   { "name": "demo", "arch": ["sm_90", "sm_80"],
+ *     "generate": [ { "family": "block_reduce", "type": ["f32", "f64"], "op": ["sum", "max"],
+ *                     "threads": [256, "32x4x2"], "items": 4, "algorithm": "warp_reductions",
+ *                     "variant": ["full"] } ] }
+ * Every list field also takes a single value. "generate" entries are groups: the product of the valid
+ * combinations of their values is generated (an op that is bitwise is paired with integer types only,
+ * a warp_transpose algorithm with thread counts that are multiples of 32); a value that forms no valid
+ * combination is an error.
+ *
+ * Group fields:
+ *   family     block_load | block_store | block_reduce | block_scan (required)
+ *   type       i8 i16 i32 i64 u8 u16 u32 u64 f16 bf16 f32 f64 (required)
+ *   threads    X, XxY or XxYxZ; 1 <= X*Y*Z <= 1024, Z <= 64 (required)
+ *   items      items per thread, 1..32 (default 1)
+ *   op         sum min max prod and or xor (block_reduce and block_scan: required; others: not allowed)
+ *   algorithm  block_load/block_store: direct striped vectorize transpose warp_transpose
+ *              warp_transpose_ts (default direct); block_reduce: raking raking_comm warp_reductions
+ *              (default warp_reductions); block_scan: raking raking_memoize warp_scans (default raking)
+ *   variant    block_load/block_store: plain guarded; block_reduce: full partial (partial always has
+ *              one item per thread, _i1); block_scan: exclusive inclusive exclusive_prefix
+ *              inclusive_prefix. Default: every variant of the family.
+ */
+#ifndef COOPLINK_COOPGEN_H
+#define COOPLINK_COOPGEN_H
+
+#include <cooplink/export.h>
+#include <cooplink/result.h>
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct coop_gen coop_gen;
+
+/* One group in flag form. Each field is a comma list as text (e.g. "f32,f64"); NULL means "not given"
+ * (the default, or an error for a required field). */
+typedef struct coop_gen_group {
+  const char *family;
+  const char *type;
+  const char *op;
+  const char *threads;
+  const char *items;
+  const char *algorithm;
+  const char *variant;
+} coop_gen_group;
+
+/* Creates a handle. Returns COOP_SUCCESS or COOP_ERROR_OUT_OF_MEMORY. */
+COOP_API coop_result coop_gen_create(coop_gen **gen);
+
+/* Destroys *gen and sets it to NULL; a NULL *gen is a no-op. Returns COOP_SUCCESS. */
+COOP_API coop_result coop_gen_destroy(coop_gen **gen);
+
+/* Adds the requests of a spec file (JSON or YAML). Errors name the file, line and column and the
+ * offending value. Returns COOP_SUCCESS, COOP_ERROR_IO (unreadable), COOP_ERROR_SPEC_SYNTAX (not
+ * well-formed), COOP_ERROR_SPEC_INVALID (well-formed but wrong), COOP_ERROR_OUT_OF_MEMORY. On failure
+ * nothing of the file is kept. A "name" or "arch" in the file replaces an earlier one. */
+COOP_API coop_result coop_gen_add_spec_file(coop_gen *gen, const char *path);
+
+/* As coop_gen_add_spec_file, from memory; label names the text in messages. */
+COOP_API coop_result coop_gen_add_spec_string(coop_gen *gen, const char *text, size_t size, const char *label);
+
+/* Adds one flag-style group; messages name the flag (e.g. "--type"). Returns COOP_SUCCESS,
+ * COOP_ERROR_SPEC_INVALID or COOP_ERROR_OUT_OF_MEMORY; on failure nothing is kept. */
+COOP_API coop_result coop_gen_add_group(coop_gen *gen, const coop_gen_group *group);
+
+/* Sets the bundle name: 1 to 64 of [a-z0-9_], starting with a letter. Returns COOP_SUCCESS or
+ * COOP_ERROR_SPEC_INVALID. */
+COOP_API coop_result coop_gen_set_name(coop_gen *gen, const char *name);
+
+/* Sets the architectures, a comma list of sm_XX; NULL restores the default (every sm_75 and newer that
+ * this NVRTC supports). Returns COOP_SUCCESS, COOP_ERROR_SPEC_INVALID (unknown or unsupported arch,
+ * duplicate) or COOP_ERROR_TOOLKIT (NVRTC not usable). */
+COOP_API coop_result coop_gen_set_archs(coop_gen *gen, const char *archs);
+
+/* Number of distinct symbols requested so far. */
+COOP_API coop_result coop_gen_get_symbol_count(const coop_gen *gen, size_t *count);
+
+/* Writes the generated CUDA C++ translation unit (what NVRTC compiles) to *source, malloc'd and
+ * NUL-terminated; free() it. Temp-size checks are left out (they need the compile). */
+COOP_API coop_result coop_gen_get_source(coop_gen *gen, char **source);
+
+/* Compiles and writes the bundle into dir (created if missing). Files appear only when every
+ * compile succeeded: each is written to a temporary name and renamed, the manifest last. Returns
+ * COOP_SUCCESS, COOP_ERROR_STATE (no name or no requests), COOP_ERROR_TOOLKIT, COOP_ERROR_NVRTC
+ * (log in the handle), COOP_ERROR_IO, COOP_ERROR_OUT_OF_MEMORY. */
+COOP_API coop_result coop_gen_write(coop_gen *gen, const char *dir);
+
+/* The handle's log: the messages of the last failing call (one per line) and NVRTC's log. Size
+ * includes the terminating NUL. */
+COOP_API coop_result coop_gen_get_log_size(const coop_gen *gen, size_t *size);
+COOP_API coop_result coop_gen_get_log(const coop_gen *gen, char *log);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

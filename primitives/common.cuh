@@ -1,0 +1,96 @@
+// cooplink primitives: what every family shares. Compiled by NVRTC inside the generator's TU only.
+#pragma once
+
+#include <cub/util_type.cuh>
+#include <cuda/functional>
+#include <cuda/std/cstdint>
+#include <cuda/std/functional>
+#include <cuda/std/type_traits>
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+namespace coop
+{
+// CUB wraps each TempStorage in Uninitialized<_TempStorage>; direct algorithms use an empty
+// _TempStorage (NullType), whose sizeof is still 1. Those are reported as 0 bytes, temp may be NULL.
+template <class TS>
+struct temp_traits
+{
+  static constexpr bool empty = ::cuda::std::is_empty<TS>::value;
+};
+template <class X>
+struct temp_traits<cub::Uninitialized<X>>
+{
+  static constexpr bool empty = ::cuda::std::is_empty<X>::value;
+};
+
+template <class TS>
+__host__ __device__ constexpr unsigned long long temp_bytes()
+{
+  return temp_traits<TS>::empty ? 0ull : sizeof(TS);
+}
+template <class TS>
+__host__ __device__ constexpr unsigned long long temp_align()
+{
+  return temp_traits<TS>::empty ? 1ull : alignof(TS);
+}
+
+// Binds CUB's TempStorage reference to the caller's memory, or to a local for empty storage, so that
+// a NULL temp is never dereferenced.
+template <class TS, bool Empty = temp_traits<TS>::empty>
+struct temp_binding
+{
+  TS& ref;
+  __device__ __forceinline__ explicit temp_binding(void* p)
+      : ref(*static_cast<TS*>(p))
+  {}
+  __device__ __forceinline__ TS& get()
+  {
+    return ref;
+  }
+};
+template <class TS>
+struct temp_binding<TS, true>
+{
+  TS local;
+  __device__ __forceinline__ explicit temp_binding(void*) {}
+  __device__ __forceinline__ TS& get()
+  {
+    return local;
+  }
+};
+
+// The operators are CUB's own functors, so CUB's specialised paths (e.g. warp redux for integer sums)
+// are taken exactly as in a whole-program build.
+using op_sum  = ::cuda::std::plus<>;
+using op_prod = ::cuda::std::multiplies<>;
+using op_min  = ::cuda::minimum<>;
+using op_max  = ::cuda::maximum<>;
+using op_and  = ::cuda::std::bit_and<>;
+using op_or   = ::cuda::std::bit_or<>;
+using op_xor  = ::cuda::std::bit_xor<>;
+
+template <class T, int N>
+__device__ __forceinline__ void copy_in(T (&dst)[N], const T* src)
+{
+#pragma unroll
+  for (int i = 0; i < N; ++i)
+  {
+    dst[i] = src[i];
+  }
+}
+template <class T, int N>
+__device__ __forceinline__ void copy_out(T* dst, const T (&src)[N])
+{
+#pragma unroll
+  for (int i = 0; i < N; ++i)
+  {
+    dst[i] = src[i];
+  }
+}
+} // namespace coop
+
+// Filled in by the generator's size probe: the mangled name of coop__probe<bytes, align> carries the
+// numbers out of an NVRTC front-end pass.
+template <unsigned long long Bytes, unsigned long long Align>
+__device__ char coop__probe;
