@@ -1,0 +1,742 @@
+/* The GPU suite: for every family x variant x type x op x algorithm (two shapes each, sweeping thread
+ * counts 1..1024, 2-D and 3-D blocks and items 1, 3, 4, 16), generate bundles with the generator
+ * library, compile a test kernel per case with NVRTC -dlto, link it with the bundle by nvJitLink, run
+ * it on the GPU over random inputs and seeded random partial tiles (outputs poisoned first) and
+ * compare with a host reference: integers and min/max/prod exactly, float sums within a bound derived
+ * from the number of additions. Ends with "N passed, M failed".
+ *
+ *   gpu_suite [--cpu-only] [--arch N] [--jobs N] [--seed N] [--filter TEXT] [--work DIR]
+ *
+ * --cpu-only stops after generating and linking (no driver needed). */
+#include <cooplink/coopgen.h>
+#include <jansson.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../../runtime/driver.h"
+#include "../support/lto.h"
+
+enum { FAM_LOAD, FAM_STORE, FAM_REDUCE, FAM_SCAN };
+enum { OP_SUM, OP_MIN, OP_MAX, OP_PROD, OP_AND, OP_OR, OP_XOR, N_OPS };
+enum { K_INT, K_F16, K_BF16, K_F32, K_F64 };
+
+typedef struct tinfo {
+  const char *code, *ctype;
+  int size, is_int, is_signed, kind;
+} tinfo;
+static const tinfo TY[] = {
+  {"i8", "int8_t", 1, 1, 1, K_INT},      {"i16", "int16_t", 2, 1, 1, K_INT},   {"i32", "int32_t", 4, 1, 1, K_INT},
+  {"i64", "int64_t", 8, 1, 1, K_INT},    {"u8", "uint8_t", 1, 1, 0, K_INT},    {"u16", "uint16_t", 2, 1, 0, K_INT},
+  {"u32", "uint32_t", 4, 1, 0, K_INT},   {"u64", "uint64_t", 8, 1, 0, K_INT},  {"f16", "__half", 2, 0, 1, K_F16},
+  {"bf16", "__nv_bfloat16", 2, 0, 1, K_BF16}, {"f32", "float", 4, 0, 1, K_F32}, {"f64", "double", 8, 0, 1, K_F64},
+};
+#define N_TYPES 12
+static const char *OPS[N_OPS] = {"sum", "min", "max", "prod", "and", "or", "xor"};
+static const char *FAMS[4] = {"block_load", "block_store", "block_reduce", "block_scan"};
+static const char *VARS[4][4] = {{"plain", "guarded"}, {"plain", "guarded"}, {"full", "partial"},
+                                 {"exclusive", "inclusive", "exclusive_prefix", "inclusive_prefix"}};
+static const int N_VARS[4] = {2, 2, 2, 4};
+static const char *ALGOS[4][6] = {
+  {"direct", "striped", "vectorize", "transpose", "warp_transpose", "warp_transpose_ts"},
+  {"direct", "striped", "vectorize", "transpose", "warp_transpose", "warp_transpose_ts"},
+  {"raking", "raking_comm", "warp_reductions"},
+  {"raking", "raking_memoize", "warp_scans"}};
+static const int N_ALGOS[4] = {6, 6, 3, 3};
+static const int SHAPES[][3] = {{1, 1, 1},   {7, 1, 1},    {32, 1, 1},  {65, 1, 1}, {128, 1, 1},
+                                {256, 1, 1}, {1024, 1, 1}, {16, 16, 1}, {8, 4, 2},  {5, 3, 2}};
+#define N_SHAPES 10
+static const int ITEMS[4] = {1, 3, 4, 16};
+#define GRID 4   /* blocks per launch: each its own tile and its own partial count */
+#define TILES 3  /* tiles per block for the _prefix scans */
+#define SHARD 48 /* cases per bundle / link */
+
+typedef struct kase {
+  int fam, var, type, op, algo, bx, by, bz, n;
+  char sym[160];
+  size_t temp_bytes;
+  int shard;
+  int failed;
+} kase;
+
+static kase *cases;
+static int n_cases;
+static int arch = 90, jobs = 8, cpu_only;
+static unsigned long long seed = 12345;
+static const char *work = "/tmp/coop_gpu_suite";
+static const char *filter;
+
+/* ---- host values ---- */
+static uint64_t rng_state;
+static uint64_t rnd(void)
+{
+  uint64_t z = (rng_state += 0x9E3779B97F4A7C15ull);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+static double unif(double a, double b) { return a + (b - a) * ((double)(rnd() >> 11) / 9007199254740992.0); }
+
+static long double ld_f(const tinfo *t, const void *p)
+{
+  switch (t->kind) {
+  case K_F16: {
+    _Float16 h;
+    memcpy(&h, p, 2);
+    return (long double)h;
+  }
+  case K_BF16: {
+    uint16_t b;
+    memcpy(&b, p, 2);
+    uint32_t u = (uint32_t)b << 16;
+    float f;
+    memcpy(&f, &u, 4);
+    return f;
+  }
+  case K_F32: {
+    float f;
+    memcpy(&f, p, 4);
+    return f;
+  }
+  default: {
+    double d;
+    memcpy(&d, p, 8);
+    return d;
+  }
+  }
+}
+static void st_f(const tinfo *t, void *p, double v)
+{
+  switch (t->kind) {
+  case K_F16: {
+    _Float16 h = (_Float16)v;
+    memcpy(p, &h, 2);
+    break;
+  }
+  case K_BF16: {
+    float f = (float)v;
+    uint32_t u;
+    memcpy(&u, &f, 4);
+    uint16_t b = (uint16_t)((u + 0x7FFFu + ((u >> 16) & 1u)) >> 16);
+    memcpy(p, &b, 2);
+    break;
+  }
+  case K_F32: {
+    float f = (float)v;
+    memcpy(p, &f, 4);
+    break;
+  }
+  default: memcpy(p, &v, 8);
+  }
+}
+static uint64_t ld_u(const tinfo *t, const void *p)
+{
+  uint64_t u = 0;
+  memcpy(&u, p, (size_t)t->size);
+  if (t->is_signed && t->size < 8 && (u >> (8 * t->size - 1)) & 1) u |= ~0ull << (8 * t->size);
+  return u;
+}
+static void st_u(const tinfo *t, void *p, uint64_t v) { memcpy(p, &v, (size_t)t->size); }
+
+/* A reference value: integers as wrapped 64-bit, floats in long double with the sum of magnitudes
+ * and the number of roundings that went into it. */
+typedef struct val {
+  uint64_t u;
+  long double f, mag;
+  int depth;
+} val;
+
+static val load_val(const tinfo *t, const void *p)
+{
+  val v = {0};
+  if (t->is_int) v.u = ld_u(t, p);
+  else {
+    v.f = ld_f(t, p);
+    v.mag = fabsl(v.f);
+  }
+  return v;
+}
+
+static uint64_t trunc_u(const tinfo *t, uint64_t u)
+{
+  uint8_t buf[8];
+  st_u(t, buf, u);
+  return ld_u(t, buf);
+}
+
+static val combine(const tinfo *t, int op, val a, val b)
+{
+  val r = {0};
+  if (t->is_int) {
+    int lt = t->is_signed ? (int64_t)a.u < (int64_t)b.u : a.u < b.u;
+    switch (op) {
+    case OP_SUM: r.u = a.u + b.u; break;
+    case OP_PROD: r.u = a.u * b.u; break;
+    case OP_MIN: r.u = lt ? a.u : b.u; break;
+    case OP_MAX: r.u = lt ? b.u : a.u; break;
+    case OP_AND: r.u = a.u & b.u; break;
+    case OP_OR: r.u = a.u | b.u; break;
+    default: r.u = a.u ^ b.u; break;
+    }
+    r.u = trunc_u(t, r.u);
+    return r;
+  }
+  switch (op) {
+  case OP_SUM: r.f = a.f + b.f; break;
+  case OP_PROD: r.f = a.f * b.f; break;
+  case OP_MIN: r.f = b.f < a.f ? b.f : a.f; break;
+  default: r.f = a.f < b.f ? b.f : a.f; break;
+  }
+  r.mag = a.mag + b.mag;
+  r.depth = (a.depth > b.depth ? a.depth : b.depth) + 1;
+  return r;
+}
+
+static double unit_roundoff(const tinfo *t)
+{
+  switch (t->kind) {
+  case K_F16: return ldexp(1.0, -11);
+  case K_BF16: return ldexp(1.0, -8);
+  case K_F32: return ldexp(1.0, -24);
+  default: return ldexp(1.0, -53);
+  }
+}
+
+/* Exact for integers and min/max/prod (whose inputs keep products exact); sums within
+ * depth * u * sum|x|, where depth bounds the additions any one input passes through. */
+static int matches(const kase *k, const void *got, val ref, int depth_bound, char *why, size_t wsize)
+{
+  const tinfo *t = &TY[k->type];
+  if (t->is_int) {
+    uint64_t g = ld_u(t, got);
+    if (g == ref.u) return 1;
+    snprintf(why, wsize, "got %llu (0x%llx), expected %llu (0x%llx)", (unsigned long long)g, (unsigned long long)g,
+             (unsigned long long)ref.u, (unsigned long long)ref.u);
+    return 0;
+  }
+  long double g = ld_f(t, got);
+  long double tol = 0;
+  if (k->op == OP_SUM) tol = (long double)(depth_bound + 2) * unit_roundoff(t) * ref.mag;
+  if (!isnan((double)g) && fabsl(g - ref.f) <= tol) return 1;
+  snprintf(why, wsize, "got %.9Lg, expected %.9Lg (tolerance %.3Lg)", g, ref.f, tol);
+  return 0;
+}
+
+static void gen_value(const kase *k, void *p, size_t idx, size_t special1, size_t special2)
+{
+  const tinfo *t = &TY[k->type];
+  int op = k->fam == FAM_LOAD || k->fam == FAM_STORE ? -1 : k->op;
+  int bits = 8 * t->size;
+  if (t->is_int) {
+    uint64_t v = rnd();
+    if (op == OP_PROD) {
+      static const int64_t odd[] = {1, -1, 3, 5, -3, 7, 1, -1};
+      v = (uint64_t)odd[rnd() % 8];
+    } else if (op == OP_AND) {
+      v = rnd() % 8 == 0 ? ~(1ull << (rnd() % (unsigned)bits)) : ~0ull;
+    } else if (op == OP_OR) {
+      v = 1ull << (rnd() % (unsigned)bits);
+    }
+    st_u(t, p, v);
+    return;
+  }
+  double v;
+  if (op == OP_PROD) v = idx == special1 ? 2.0 : idx == special2 ? 0.5 : (rnd() & 1 ? 1.0 : -1.0);
+  else if (op == OP_MIN || op == OP_MAX) v = unif(-100, 100);
+  else v = unif(-1, 1);
+  st_f(t, p, v);
+}
+
+/* ---- case list ---- */
+static int op_ok(int type, int op) { return op < OP_AND || TY[type].is_int; }
+static int warp_algo(int fam, int algo) { return fam <= FAM_STORE && algo >= 4; }
+
+static void symbol_of(kase *k)
+{
+  char geom[32], stem[64];
+  if (k->by == 1 && k->bz == 1) snprintf(geom, sizeof geom, "t%d", k->bx);
+  else snprintf(geom, sizeof geom, "t%dx%dx%d", k->bx, k->by, k->bz);
+  switch (k->fam) {
+  case FAM_LOAD: snprintf(stem, sizeof stem, k->var ? "load_guarded" : "load"); break;
+  case FAM_STORE: snprintf(stem, sizeof stem, k->var ? "store_guarded" : "store"); break;
+  case FAM_REDUCE: snprintf(stem, sizeof stem, k->var ? "reduce_%s_partial" : "reduce_%s", OPS[k->op]); break;
+  default: {
+    static const char *f[4] = {"exclusive_scan_%s", "inclusive_scan_%s", "exclusive_scan_%s_prefix",
+                               "inclusive_scan_%s_prefix"};
+    snprintf(stem, sizeof stem, f[k->var], OPS[k->op]);
+  }
+  }
+  snprintf(k->sym, sizeof k->sym, "coop_block_%s_%s_%s_i%d_%s", stem, TY[k->type].code, geom, k->n,
+           ALGOS[k->fam][k->algo]);
+}
+
+static void build_cases(void)
+{
+  cases = calloc(8192, sizeof *cases);
+  int ctr = 0;
+  for (int fam = 0; fam < 4; ++fam)
+    for (int var = 0; var < N_VARS[fam]; ++var)
+      for (int type = 0; type < N_TYPES; ++type)
+        for (int op = 0; op < (fam >= FAM_REDUCE ? N_OPS : 1); ++op)
+          for (int algo = 0; algo < N_ALGOS[fam]; ++algo)
+            for (int rep = 0; rep < 2; ++rep, ++ctr) {
+              if (fam >= FAM_REDUCE && !op_ok(type, op)) continue;
+              kase k = {0};
+              k.fam = fam;
+              k.var = var;
+              k.type = type;
+              k.op = fam >= FAM_REDUCE ? op : -1;
+              k.algo = algo;
+              int s = ctr % N_SHAPES;
+              while (warp_algo(fam, algo) && (SHAPES[s][0] * SHAPES[s][1] * SHAPES[s][2]) % 32) s = (s + 1) % N_SHAPES;
+              k.bx = SHAPES[s][0];
+              k.by = SHAPES[s][1];
+              k.bz = SHAPES[s][2];
+              k.n = ITEMS[(ctr / N_SHAPES + ctr + rep) % 4];
+              if (k.bx * k.by * k.bz >= 512 && k.n == 16) k.n = 4;
+              if (fam == FAM_REDUCE && var == 1) k.n = 1;
+              symbol_of(&k);
+              if (filter && !strstr(k.sym, filter)) continue;
+              int dup = 0;
+              for (int j = 0; j < n_cases && !dup; ++j) dup = strcmp(cases[j].sym, k.sym) == 0;
+              if (dup) continue;
+              k.shard = n_cases / SHARD;
+              cases[n_cases++] = k;
+            }
+}
+
+/* ---- test kernels ---- */
+static void kernel_source(FILE *f, const kase *k, int idx)
+{
+  const char *T = TY[k->type].ctype;
+  int bt = k->bx * k->by * k->bz, n = k->n;
+  fprintf(f,
+          "extern \"C\" __global__ void case_%d(const %s *in, %s *out, %s *out2, const int *valid, const %s *aux, int "
+          "flag)\n{\n  extern __shared__ __align__(16) unsigned char smem[];\n"
+          "  const int tid = threadIdx.x + threadIdx.y * %d + threadIdx.z * %d;\n  const size_t b = blockIdx.x;\n"
+          "  const %s poison = aux[%d];\n  (void)out2; (void)valid; (void)flag;\n",
+          idx, T, T, T, T, k->bx, k->bx * k->by, T, GRID);
+  switch (k->fam) {
+  case FAM_LOAD:
+    fprintf(f, "  %s items[%d];\n  for (int i = 0; i < %d; ++i) items[i] = poison;\n", T, n, n);
+    if (k->var) fprintf(f, "  %s(in + b * %d, items, valid[b], &aux[b], smem);\n", k->sym, bt * n);
+    else fprintf(f, "  %s(in + b * %d, items, smem);\n", k->sym, bt * n);
+    fprintf(f, "  for (int i = 0; i < %d; ++i) out[(b * %d + tid) * %d + i] = items[i];\n", n, bt, n);
+    break;
+  case FAM_STORE:
+    fprintf(f, "  %s items[%d];\n  for (int i = 0; i < %d; ++i) items[i] = in[(b * %d + tid) * %d + i];\n", T, n, n,
+            bt, n);
+    if (k->var) fprintf(f, "  %s(out + b * %d, items, valid[b], smem);\n", k->sym, bt * n);
+    else fprintf(f, "  %s(out + b * %d, items, smem);\n", k->sym, bt * n);
+    break;
+  case FAM_REDUCE:
+    if (k->var)
+      fprintf(f, "  %s item = in[b * %d + tid];\n  %s agg = poison;\n  %s(&item, valid[b], &agg, smem);\n", T, bt, T,
+              k->sym);
+    else
+      fprintf(f,
+              "  %s items[%d];\n  for (int i = 0; i < %d; ++i) items[i] = in[(b * %d + tid) * %d + i];\n"
+              "  %s agg = poison;\n  %s(items, &agg, smem);\n",
+              T, n, n, bt, n, T, k->sym);
+    fprintf(f, "  if (tid == 0) out[b] = agg;\n");
+    break;
+  default:
+    if (k->var >= 2) {
+      fprintf(f,
+              "  %s running = aux[b];\n  for (int t = 0; t < %d; ++t) {\n    const size_t tile = b * %d + t;\n"
+              "    %s items[%d], res[%d];\n"
+              "    for (int i = 0; i < %d; ++i) { items[i] = in[(tile * %d + tid) * %d + i]; res[i] = poison; }\n"
+              "    %s(items, res, &running, smem);\n"
+              "    for (int i = 0; i < %d; ++i) out[(tile * %d + tid) * %d + i] = res[i];\n"
+              "    out2[tile * %d + tid] = running;\n    __syncthreads();\n  }\n",
+              T, TILES, TILES, T, n, n, n, bt, n, k->sym, n, bt, n, bt);
+    } else {
+      fprintf(f,
+              "  %s items[%d], res[%d];\n"
+              "  for (int i = 0; i < %d; ++i) { items[i] = in[(b * %d + tid) * %d + i]; res[i] = poison; }\n"
+              "  %s agg = poison;\n",
+              T, n, n, n, bt, n, T);
+      if (k->var == 0 && k->op != OP_SUM)
+        fprintf(f, "  %s(items, res, &aux[b], flag ? &agg : 0, smem);\n", k->sym);
+      else
+        fprintf(f, "  %s(items, res, flag ? &agg : 0, smem);\n", k->sym);
+      fprintf(f,
+              "  for (int i = 0; i < %d; ++i) out[(b * %d + tid) * %d + i] = res[i];\n"
+              "  if (flag) out2[b * %d + tid] = agg;\n",
+              n, bt, n, bt);
+    }
+  }
+  fprintf(f, "}\n\n");
+}
+
+/* ---- build: generate, compile, link one shard ---- */
+typedef struct shard {
+  int first, count;
+  coopt_blob cubin;
+  char err[4096];
+  int ok;
+} shard;
+static shard *shards;
+static int n_shards;
+static atomic_int next_shard;
+
+static void build_shard(int s)
+{
+  shard *sh = &shards[s];
+  char name[64], dir[1024], path[1200];
+  snprintf(name, sizeof name, "gs%d", s);
+  snprintf(dir, sizeof dir, "%s/%s", work, name);
+  coop_gen *gen = NULL;
+  coop_result rc = coop_gen_create(&gen);
+  char archs[16];
+  snprintf(archs, sizeof archs, "sm_%d", arch);
+  if (!rc) rc = coop_gen_set_name(gen, name);
+  if (!rc) rc = coop_gen_set_archs(gen, archs);
+  for (int i = sh->first; i < sh->first + sh->count && !rc; ++i) {
+    kase *k = &cases[i];
+    char threads[32], items[8];
+    snprintf(threads, sizeof threads, "%dx%dx%d", k->bx, k->by, k->bz);
+    snprintf(items, sizeof items, "%d", k->n);
+    coop_gen_group g = {FAMS[k->fam], TY[k->type].code, k->op >= 0 ? OPS[k->op] : NULL, threads, items,
+                        ALGOS[k->fam][k->algo], VARS[k->fam][k->var]};
+    rc = coop_gen_add_group(gen, &g);
+  }
+  if (!rc) rc = coop_gen_write(gen, dir);
+  if (rc) {
+    size_t n = 0;
+    coop_gen_get_log_size(gen, &n);
+    char *log = malloc(n);
+    coop_gen_get_log(gen, log);
+    snprintf(sh->err, sizeof sh->err, "coopgen: %s: %.3900s", coop_result_name(rc), log);
+    free(log);
+    coop_gen_destroy(&gen);
+    return;
+  }
+  coop_gen_destroy(&gen);
+  /* temp sizes from the manifest */
+  snprintf(path, sizeof path, "%s/%s.json", dir, name);
+  json_error_t je;
+  json_t *m = json_load_file(path, 0, &je);
+  if (!m) {
+    snprintf(sh->err, sizeof sh->err, "manifest %s: %s", path, je.text);
+    return;
+  }
+  json_t *syms = json_object_get(m, "symbols");
+  for (int i = sh->first; i < sh->first + sh->count; ++i) {
+    size_t j;
+    json_t *o;
+    int found = 0;
+    json_array_foreach(syms, j, o)
+    {
+      if (strcmp(json_string_value(json_object_get(o, "name")), cases[i].sym) == 0) {
+        cases[i].temp_bytes = (size_t)json_integer_value(json_object_get(o, "temp_bytes"));
+        found = 1;
+      }
+    }
+    if (!found) {
+      snprintf(sh->err, sizeof sh->err, "symbol %s not in manifest %s", cases[i].sym, path);
+      json_decref(m);
+      return;
+    }
+  }
+  json_decref(m);
+  /* test kernels */
+  char *src = NULL;
+  size_t src_len = 0;
+  FILE *f = open_memstream(&src, &src_len);
+  fprintf(f, "#include \"%s.h\"\n\n", name);
+  for (int i = sh->first; i < sh->first + sh->count; ++i) kernel_source(f, &cases[i], i);
+  fclose(f);
+  coopt_blob user = {0}, bundle = {0};
+  char *log = NULL, *info = NULL, *error = NULL;
+  if (coopt_compile(src, arch, dir, &user, &log)) {
+    snprintf(sh->err, sizeof sh->err, "NVRTC (test kernels): %.3900s", log);
+    free(src);
+    free(log);
+    return;
+  }
+  free(src);
+  free(log);
+  snprintf(path, sizeof path, "%s/%s.sm_%d.ltoir", dir, name, arch);
+  if (coopt_read(path, &bundle)) {
+    snprintf(sh->err, sizeof sh->err, "cannot read %s", path);
+    return;
+  }
+  coopt_blob in[2] = {user, bundle};
+  if (coopt_link(arch, in, 2, 0, NULL, &sh->cubin, &info, &error)) {
+    snprintf(sh->err, sizeof sh->err, "nvJitLink: %.3900s", error);
+  } else {
+    sh->ok = 1;
+  }
+  free(info);
+  free(error);
+  free(user.data);
+  free(bundle.data);
+}
+
+static void *build_worker(void *arg)
+{
+  (void)arg;
+  for (;;) {
+    int s = atomic_fetch_add(&next_shard, 1);
+    if (s >= n_shards) return NULL;
+    build_shard(s);
+  }
+}
+
+/* ---- run ---- */
+static const coop__driver *D;
+#define CU(call)                                                                                    \
+  do {                                                                                              \
+    coop__CUresult r_ = (call);                                                                     \
+    if (r_) {                                                                                       \
+      char b_[256];                                                                                 \
+      snprintf(why, wsize, "%s: %s", #call, coop__driver_error(D, r_, b_, sizeof b_));              \
+      goto done;                                                                                    \
+    }                                                                                               \
+  } while (0)
+
+static int g_fail_printed;
+
+static int report(kase *k, const char *what)
+{
+  if (g_fail_printed++ < 60) printf("FAIL %s [%dx%dx%d i%d]: %s\n", k->sym, k->bx, k->by, k->bz, k->n, what);
+  k->failed = 1;
+  return 0;
+}
+
+/* Runs one case once (flag: aggregate wanted) and checks every output. */
+static int run_case(coop__CUmodule mod, kase *k, int idx, int flag)
+{
+  char why[512] = "", name[32];
+  size_t wsize = sizeof why;
+  const tinfo *t = &TY[k->type];
+  const size_t es = (size_t)t->size;
+  const int bt = k->bx * k->by * k->bz, n = k->n;
+  const int tiles = GRID * (k->fam == FAM_SCAN && k->var >= 2 ? TILES : 1);
+  const size_t n_in = (size_t)tiles * bt * n, n_out = n_in, n_out2 = (size_t)tiles * bt;
+  unsigned char *in = malloc(n_in * es), *out = malloc(n_out * es), *out2 = malloc(n_out2 * es);
+  unsigned char *aux = malloc((GRID + 1) * es), *poison = aux + GRID * es;
+  int valid[GRID];
+  coop__CUdeviceptr d_in = 0, d_out = 0, d_out2 = 0, d_valid = 0, d_aux = 0;
+  int ok = 0;
+  rng_state = seed ^ ((uint64_t)idx * 0x9E37ull) ^ (uint64_t)flag;
+  size_t per_tile = (size_t)bt * n;
+  for (int tl = 0; tl < tiles; ++tl) {
+    size_t s1 = rnd() % per_tile, s2 = rnd() % per_tile;
+    for (size_t i = 0; i < per_tile; ++i) gen_value(k, in + (tl * per_tile + i) * es, i, s1, s2);
+  }
+  for (int b = 0; b < GRID; ++b) gen_value(k, aux + b * es, 1, 0, 0);
+  memset(poison, 0xA5, es);
+  for (int b = 0; b < GRID; ++b) {
+    int full = k->fam == FAM_REDUCE ? bt : bt * n;
+    int lo = k->fam == FAM_REDUCE ? 1 : 0;
+    valid[b] = b == 0 ? full : b == 3 ? lo : lo + (int)(rnd() % (uint64_t)(full - lo + 1));
+  }
+  for (size_t i = 0; i < n_out; ++i) memcpy(out + i * es, poison, es);
+  for (size_t i = 0; i < n_out2; ++i) memcpy(out2 + i * es, poison, es);
+  coop__CUfunction fn;
+  snprintf(name, sizeof name, "case_%d", idx);
+  CU(D->cuModuleGetFunction(&fn, mod, name));
+  if (k->temp_bytes > 48 * 1024) CU(D->cuFuncSetAttribute(fn, COOP__CU_FUNC_MAX_DYNAMIC_SHARED, (int)k->temp_bytes));
+  CU(D->cuMemAlloc_v2(&d_in, n_in * es));
+  CU(D->cuMemAlloc_v2(&d_out, n_out * es));
+  CU(D->cuMemAlloc_v2(&d_out2, n_out2 * es));
+  CU(D->cuMemAlloc_v2(&d_valid, sizeof valid));
+  CU(D->cuMemAlloc_v2(&d_aux, (GRID + 1) * es));
+  CU(D->cuMemcpyHtoD_v2(d_in, in, n_in * es));
+  CU(D->cuMemcpyHtoD_v2(d_out, out, n_out * es)); /* poisoned */
+  CU(D->cuMemcpyHtoD_v2(d_out2, out2, n_out2 * es));
+  CU(D->cuMemcpyHtoD_v2(d_valid, valid, sizeof valid));
+  CU(D->cuMemcpyHtoD_v2(d_aux, aux, (GRID + 1) * es));
+  void *params[] = {&d_in, &d_out, &d_out2, &d_valid, &d_aux, &flag};
+  CU(D->cuLaunchKernel(fn, GRID, 1, 1, (unsigned)k->bx, (unsigned)k->by, (unsigned)k->bz, (unsigned)k->temp_bytes,
+                       NULL, params, NULL));
+  CU(D->cuCtxSynchronize());
+  CU(D->cuMemcpyDtoH_v2(out, d_out, n_out * es));
+  CU(D->cuMemcpyDtoH_v2(out2, d_out2, n_out2 * es));
+
+  ok = 1;
+  char msg[400];
+  for (int b = 0; b < GRID && ok; ++b) {
+    const unsigned char *tile = in + (size_t)b * per_tile * es;
+    if (k->fam == FAM_LOAD || k->fam == FAM_STORE) {
+      int striped = k->algo == 1;
+      for (int th = 0; th < bt && ok; ++th)
+        for (int i = 0; i < n && ok; ++i) {
+          size_t lin = striped ? (size_t)i * bt + th : (size_t)th * n + i; /* tile offset of item i of thread th */
+          const unsigned char *expect;
+          const unsigned char *got;
+          if (k->fam == FAM_LOAD) {
+            expect = k->var && lin >= (size_t)valid[b] ? aux + b * es : tile + lin * es;
+            got = out + (((size_t)b * bt + th) * n + i) * es;
+          } else {
+            expect = k->var && lin >= (size_t)valid[b] ? poison : in + (((size_t)b * bt + th) * n + i) * es;
+            got = out + ((size_t)b * per_tile + lin) * es;
+          }
+          if (memcmp(expect, got, es) != 0) {
+            snprintf(msg, sizeof msg, "block %d thread %d item %d (valid %d): bytes differ", b, th, i, valid[b]);
+            ok = report(k, msg);
+          }
+        }
+    } else if (k->fam == FAM_REDUCE) {
+      int count = k->var ? valid[b] : bt * n;
+      const unsigned char *src = k->var ? in + (size_t)b * bt * es : tile;
+      val acc = load_val(t, src);
+      for (int i = 1; i < count; ++i) acc = combine(t, k->op, acc, load_val(t, src + (size_t)i * es));
+      if (!matches(k, out + b * es, acc, n + bt / 32 + 48, why, wsize)) {
+        snprintf(msg, sizeof msg, "block %d (valid %d): %s", b, valid[b], why);
+        ok = report(k, msg);
+      }
+    } else {
+      int prefix = k->var >= 2, inclusive = k->var == 1 || k->var == 3;
+      int has_init = prefix || k->op != OP_SUM;
+      val carry = has_init ? load_val(t, aux + b * es) : (val){0};
+      for (int tl = 0; tl < (prefix ? TILES : 1) && ok; ++tl) {
+        size_t tix = prefix ? (size_t)b * TILES + tl : (size_t)b;
+        const unsigned char *src = in + tix * per_tile * es;
+        val run = carry; /* value before element j */
+        int have = has_init;
+        val agg = {0};
+        for (size_t j = 0; j < per_tile && ok; ++j) {
+          val x = load_val(t, src + j * es);
+          val incl = have ? combine(t, k->op, run, x) : x;
+          agg = j == 0 ? x : combine(t, k->op, agg, x);
+          val expect = inclusive ? incl : run; /* exclusive sum without init starts at 0 */
+          if (!matches(k, out + (tix * per_tile + j) * es, expect, n + bt / 8 + 64 + TILES, why, wsize)) {
+            snprintf(msg, sizeof msg, "%s %zu element %zu: %s", prefix ? "tile" : "block", tix, j, why);
+            ok = report(k, msg);
+          }
+          run = incl;
+          have = 1;
+        }
+        if (prefix) carry = combine(t, k->op, carry, agg);
+        for (int th = 0; th < bt && ok && (prefix || flag); ++th) {
+          val expect = prefix ? carry : agg;
+          if (!matches(k, out2 + (tix * bt + th) * es, expect, n + bt / 8 + 64 + TILES, why, wsize)) {
+            snprintf(msg, sizeof msg, "%s %zu thread %d %s: %s", prefix ? "tile" : "block", tix, th,
+                     prefix ? "running" : "aggregate", why);
+            ok = report(k, msg);
+          }
+        }
+      }
+    }
+  }
+done:
+  if (why[0] && !ok && !k->failed) report(k, why);
+  if (d_in) D->cuMemFree_v2(d_in);
+  if (d_out) D->cuMemFree_v2(d_out);
+  if (d_out2) D->cuMemFree_v2(d_out2);
+  if (d_valid) D->cuMemFree_v2(d_valid);
+  if (d_aux) D->cuMemFree_v2(d_aux);
+  free(in);
+  free(out);
+  free(out2);
+  free(aux);
+  return ok;
+}
+
+static double now(void)
+{
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+int main(int argc, char **argv)
+{
+  for (int i = 1; i < argc; ++i) {
+    if (!strcmp(argv[i], "--cpu-only")) cpu_only = 1;
+    else if (!strcmp(argv[i], "--arch") && i + 1 < argc) arch = atoi(argv[++i]);
+    else if (!strcmp(argv[i], "--jobs") && i + 1 < argc) jobs = atoi(argv[++i]);
+    else if (!strcmp(argv[i], "--seed") && i + 1 < argc) seed = strtoull(argv[++i], NULL, 10);
+    else if (!strcmp(argv[i], "--filter") && i + 1 < argc) filter = argv[++i];
+    else if (!strcmp(argv[i], "--work") && i + 1 < argc) work = argv[++i];
+    else {
+      fprintf(stderr, "usage: gpu_suite [--cpu-only] [--arch N] [--jobs N] [--seed N] [--filter TEXT] [--work DIR]\n");
+      return 2;
+    }
+  }
+  coop__CUcontext ctx = NULL;
+  if (!cpu_only) {
+    char why[256];
+    if (coop__driver_load(&D, why, sizeof why)) {
+      printf("no CUDA driver: %s\n0 passed, 1 failed\n", why);
+      return 1;
+    }
+    coop__CUdevice dev;
+    int ma = 0, mi = 0;
+    if (D->cuDeviceGet(&dev, 0) || D->cuDeviceGetAttribute(&ma, COOP__CU_ATTR_CC_MAJOR, dev) ||
+        D->cuDeviceGetAttribute(&mi, COOP__CU_ATTR_CC_MINOR, dev) || D->cuDevicePrimaryCtxRetain(&ctx, dev) ||
+        D->cuCtxSetCurrent(ctx)) {
+      printf("cannot open device 0\n0 passed, 1 failed\n");
+      return 1;
+    }
+    arch = ma * 10 + mi;
+  }
+  build_cases();
+  n_shards = (n_cases + SHARD - 1) / SHARD;
+  shards = calloc((size_t)n_shards + 1, sizeof *shards);
+  for (int s = 0; s < n_shards; ++s) {
+    shards[s].first = s * SHARD;
+    shards[s].count = n_cases - s * SHARD < SHARD ? n_cases - s * SHARD : SHARD;
+  }
+  printf("gpu_suite: %d cases in %d bundles for sm_%d, seed %llu\n", n_cases, n_shards, arch, seed);
+  fflush(stdout);
+  double t0 = now();
+  pthread_t tids[64];
+  int nt = jobs < 64 ? jobs : 64;
+  for (int i = 0; i < nt; ++i) pthread_create(&tids[i], NULL, build_worker, NULL);
+  for (int i = 0; i < nt; ++i) pthread_join(tids[i], NULL);
+  double t1 = now();
+  printf("generate+compile+link: %.1f s\n", t1 - t0);
+  int passed = 0, failed = 0;
+  for (int s = 0; s < n_shards; ++s)
+    if (!shards[s].ok) {
+      printf("FAIL shard %d (%s .. ): %s\n", s, cases[shards[s].first].sym, shards[s].err);
+      for (int i = shards[s].first; i < shards[s].first + shards[s].count; ++i) cases[i].failed = 1;
+    }
+  if (cpu_only) {
+    for (int i = 0; i < n_cases; ++i) cases[i].failed ? ++failed : ++passed;
+    printf("(cpu-only: built, not run)\n%d passed, %d failed\n", passed, failed);
+    return failed ? 1 : 0;
+  }
+  for (int s = 0; s < n_shards; ++s) {
+    if (!shards[s].ok) continue;
+    coop__CUmodule mod;
+    coop__CUresult r = D->cuModuleLoadData(&mod, shards[s].cubin.data);
+    if (r) {
+      char b[256];
+      printf("FAIL shard %d: cuModuleLoadData: %s\n", s, coop__driver_error(D, r, b, sizeof b));
+      for (int i = shards[s].first; i < shards[s].first + shards[s].count; ++i) cases[i].failed = 1;
+      continue;
+    }
+    for (int i = shards[s].first; i < shards[s].first + shards[s].count; ++i) {
+      kase *k = &cases[i];
+      int runs = k->fam == FAM_SCAN && k->var < 2 ? 2 : 1;
+      for (int fl = 0; fl < runs && !k->failed; ++fl) run_case(mod, k, i, runs == 2 ? fl : 0);
+    }
+    D->cuModuleUnload(mod);
+  }
+  for (int i = 0; i < n_cases; ++i) cases[i].failed ? ++failed : ++passed;
+  printf("run: %.1f s\n", now() - t1);
+  /* coverage of the sweep */
+  int shapes_seen[N_SHAPES] = {0}, items_seen[4] = {0};
+  for (int i = 0; i < n_cases; ++i) {
+    for (int s = 0; s < N_SHAPES; ++s)
+      shapes_seen[s] += cases[i].bx == SHAPES[s][0] && cases[i].by == SHAPES[s][1] && cases[i].bz == SHAPES[s][2];
+    for (int j = 0; j < 4; ++j) items_seen[j] += cases[i].n == ITEMS[j];
+  }
+  printf("shapes:");
+  for (int s = 0; s < N_SHAPES; ++s) printf(" %dx%dx%d=%d", SHAPES[s][0], SHAPES[s][1], SHAPES[s][2], shapes_seen[s]);
+  printf("\nitems:");
+  for (int j = 0; j < 4; ++j) printf(" %d=%d", ITEMS[j], items_seen[j]);
+  printf("\n%d passed, %d failed\n", passed, failed);
+  return failed ? 1 : 0;
+}
