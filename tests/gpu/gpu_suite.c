@@ -6,8 +6,11 @@
  * from the number of additions. Ends with "N passed, M failed".
  *
  *   gpu_suite [--cpu-only] [--arch N] [--jobs N] [--seed N] [--filter TEXT] [--work DIR]
+ *             [--save DIR | --prebuilt DIR]
  *
- * --cpu-only stops after generating and linking (no driver needed). */
+ * --cpu-only stops after generating and linking (no driver needed). --save DIR keeps each shard's
+ * cubin and temp sizes; --prebuilt DIR runs those instead of building (tests/gpu/prepare.sh builds
+ * them on the CPU machine, where the build is cheaper than device time). */
 #include <cooplink/coopgen.h>
 #include <jansson.h>
 #include <math.h>
@@ -317,11 +320,11 @@ static void kernel_source(FILE *f, const kase *k, int idx)
   const char *T = TY[k->type].ctype;
   int bt = k->bx * k->by * k->bz, n = k->n;
   fprintf(f,
-          "extern \"C\" __global__ void case_%d(const %s *in, %s *out, %s *out2, const int *valid, const %s *aux, int "
-          "flag)\n{\n  extern __shared__ __align__(16) unsigned char smem[];\n"
+          "extern \"C\" __global__ void __launch_bounds__(%d) case_%d(const %s *in, %s *out, %s *out2, const int *valid, "
+          "const %s *aux, int flag)\n{\n  extern __shared__ __align__(16) unsigned char smem[];\n"
           "  const int tid = threadIdx.x + threadIdx.y * %d + threadIdx.z * %d;\n  const size_t b = blockIdx.x;\n"
           "  const %s poison = aux[%d];\n  (void)out2; (void)valid; (void)flag;\n",
-          idx, T, T, T, T, k->bx, k->bx * k->by, T, GRID);
+          bt, idx, T, T, T, T, k->bx, k->bx * k->by, T, GRID);
   switch (k->fam) {
   case FAM_LOAD:
     fprintf(f, "  %s items[%d];\n  for (int i = 0; i < %d; ++i) items[i] = poison;\n", T, n, n);
@@ -386,10 +389,64 @@ static shard *shards;
 static int n_shards;
 static atomic_int next_shard;
 
+static const char *save_dir, *prebuilt_dir;
+
+/* Prebuilt shards: <dir>/gsK.cubin and <dir>/gsK.temp ("symbol temp_bytes" per case, in order). */
+static void load_shard(int s)
+{
+  shard *sh = &shards[s];
+  char path[1200];
+  snprintf(path, sizeof path, "%s/gs%d.cubin", prebuilt_dir, s);
+  if (coopt_read(path, &sh->cubin)) {
+    snprintf(sh->err, sizeof sh->err, "cannot read %s", path);
+    return;
+  }
+  snprintf(path, sizeof path, "%s/gs%d.temp", prebuilt_dir, s);
+  FILE *f = fopen(path, "r");
+  if (!f) {
+    snprintf(sh->err, sizeof sh->err, "cannot read %s", path);
+    return;
+  }
+  for (int i = sh->first; i < sh->first + sh->count; ++i) {
+    char sym[160];
+    size_t bytes;
+    if (fscanf(f, "%159s %zu", sym, &bytes) != 2 || strcmp(sym, cases[i].sym) != 0) {
+      snprintf(sh->err, sizeof sh->err, "%s does not match this case list (rebuild with the same options)", path);
+      fclose(f);
+      return;
+    }
+    cases[i].temp_bytes = bytes;
+  }
+  fclose(f);
+  sh->ok = 1;
+}
+
+static void save_shard(int s)
+{
+  shard *sh = &shards[s];
+  char path[1200];
+  snprintf(path, sizeof path, "%s/gs%d.cubin", save_dir, s);
+  FILE *f = fopen(path, "wb");
+  int ok = f && fwrite(sh->cubin.data, 1, sh->cubin.size, f) == sh->cubin.size;
+  if (f && fclose(f) != 0) ok = 0;
+  snprintf(path, sizeof path, "%s/gs%d.temp", save_dir, s);
+  f = ok ? fopen(path, "w") : NULL;
+  for (int i = sh->first; f && i < sh->first + sh->count; ++i) fprintf(f, "%s %zu\n", cases[i].sym, cases[i].temp_bytes);
+  if (!f || fclose(f) != 0) ok = 0;
+  if (!ok) {
+    snprintf(sh->err, sizeof sh->err, "cannot write %s", path);
+    sh->ok = 0;
+  }
+}
+
 static void build_shard(int s)
 {
   shard *sh = &shards[s];
   char name[64], dir[1024], path[1200];
+  if (prebuilt_dir) {
+    load_shard(s);
+    return;
+  }
   snprintf(name, sizeof name, "gs%d", s);
   snprintf(dir, sizeof dir, "%s/%s", work, name);
   coop_gen *gen = NULL;
@@ -473,6 +530,7 @@ static void build_shard(int s)
     snprintf(sh->err, sizeof sh->err, "nvJitLink: %.3900s", error);
   } else {
     sh->ok = 1;
+    if (save_dir) save_shard(s);
   }
   free(info);
   free(error);
@@ -504,9 +562,10 @@ static const coop__driver *D;
 
 static int g_fail_printed;
 
+static int printed_per[4][4];
 static int report(kase *k, const char *what)
 {
-  if (g_fail_printed++ < 60) printf("FAIL %s [%dx%dx%d i%d]: %s\n", k->sym, k->bx, k->by, k->bz, k->n, what);
+  if (printed_per[k->fam][k->var]++ < 4 && g_fail_printed++ < 60) printf("FAIL %s [%dx%dx%d i%d]: %s\n", k->sym, k->bx, k->by, k->bz, k->n, what);
   k->failed = 1;
   return 0;
 }
@@ -596,7 +655,7 @@ static int run_case(coop__CUmodule mod, kase *k, int idx, int flag)
       }
     } else {
       int prefix = k->var >= 2, inclusive = k->var == 1 || k->var == 3;
-      int has_init = prefix || k->op != OP_SUM;
+      int has_init = prefix || (k->var == 0 && k->op != OP_SUM);
       val carry = has_init ? load_val(t, aux + b * es) : (val){0};
       for (int tl = 0; tl < (prefix ? TILES : 1) && ok; ++tl) {
         size_t tix = prefix ? (size_t)b * TILES + tl : (size_t)b;
@@ -658,8 +717,11 @@ int main(int argc, char **argv)
     else if (!strcmp(argv[i], "--seed") && i + 1 < argc) seed = strtoull(argv[++i], NULL, 10);
     else if (!strcmp(argv[i], "--filter") && i + 1 < argc) filter = argv[++i];
     else if (!strcmp(argv[i], "--work") && i + 1 < argc) work = argv[++i];
+    else if (!strcmp(argv[i], "--save") && i + 1 < argc) save_dir = argv[++i];
+    else if (!strcmp(argv[i], "--prebuilt") && i + 1 < argc) prebuilt_dir = argv[++i];
     else {
-      fprintf(stderr, "usage: gpu_suite [--cpu-only] [--arch N] [--jobs N] [--seed N] [--filter TEXT] [--work DIR]\n");
+      fprintf(stderr, "usage: gpu_suite [--cpu-only] [--arch N] [--jobs N] [--seed N] [--filter TEXT] [--work DIR] [--save DIR | "
+              "--prebuilt DIR]\n");
       return 2;
     }
   }
@@ -737,6 +799,14 @@ int main(int argc, char **argv)
   for (int s = 0; s < N_SHAPES; ++s) printf(" %dx%dx%d=%d", SHAPES[s][0], SHAPES[s][1], SHAPES[s][2], shapes_seen[s]);
   printf("\nitems:");
   for (int j = 0; j < 4; ++j) printf(" %d=%d", ITEMS[j], items_seen[j]);
-  printf("\n%d passed, %d failed\n", passed, failed);
+  printf("\n");
+  for (int f = 0; f < 4; ++f)
+    for (int v = 0; v < N_VARS[f]; ++v) {
+      int np = 0, nf = 0;
+      for (int i = 0; i < n_cases; ++i)
+        if (cases[i].fam == f && cases[i].var == v) cases[i].failed ? ++nf : ++np;
+      printf("  %-13s %-17s %5d passed %5d failed\n", FAMS[f], VARS[f][v], np, nf);
+    }
+  printf("%d passed, %d failed\n", passed, failed);
   return failed ? 1 : 0;
 }

@@ -9,4 +9,8 @@ mkdir -p .deps/lib
 for lib in libjansson.so.4 libyaml-0.so.2; do
   cp -L "$(ldconfig -p | awk -v l="$lib" '$1 == l && /x86-64/ {print $NF; exit}')" .deps/lib/
 done
-du -sh build .deps
+# The suite's bundles, test kernels and links are built here (cheaper than device time); the GPU
+# machine only loads the cubins and runs them.
+rm -rf .gpuwork && mkdir -p .gpuwork
+build/tests/gpu_suite --cpu-only --arch "${COOP_GPU_ARCH:-90}" --jobs "$(nproc)" --save .gpuwork "$@" | tail -n 3
+du -sh build .deps .gpuwork

@@ -1,0 +1,137 @@
+/* For each family: a CUDA C kernel compiled by NVRTC -dlto and linked with the bundle by nvJitLink
+ * inlines every call (no .func, no call, no local memory in the linked PTX; 0-byte stack frames and no
+ * spills in the -verbose log), for sm_75, sm_80, sm_90, sm_100 and sm_120. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../support/lto.h"
+#include "util.h"
+
+static const int ARCHS[] = {75, 80, 90, 100, 120};
+
+/* Lines of the PTX whose instruction is a call. */
+static int count_calls(const char *ptx)
+{
+  int n = 0;
+  for (const char *p = ptx; (p = strstr(p, "call")); p += 4) {
+    const char *q = p;
+    while (q > ptx && (q[-1] == ' ' || q[-1] == '\t')) --q;
+    if (q == ptx || q[-1] == '\n' || q[-1] == '}' || q[-1] == '{') ++n; /* at the start of a statement */
+  }
+  return n;
+}
+
+static void check_family(const coop_gen_group *groups, int n_groups, const char *kernel)
+{
+  char *dir = coopt_tmpdir();
+  coop_gen *gen;
+  cr_assert_eq(coop_gen_create(&gen), COOP_SUCCESS);
+  for (int i = 0; i < n_groups; ++i) cr_assert_eq(coop_gen_add_group(gen, &groups[i]), COOP_SUCCESS);
+  cr_assert_eq(coop_gen_set_name(gen, "fam"), COOP_SUCCESS);
+  cr_assert_eq(coop_gen_set_archs(gen, "sm_75,sm_80,sm_90,sm_100,sm_120"), COOP_SUCCESS);
+  coop_result rc = coop_gen_write(gen, dir);
+  char *log = coopt_gen_log(gen);
+  cr_assert_eq(rc, COOP_SUCCESS, "%s", log);
+  free(log);
+  coop_gen_destroy(&gen);
+  char *src = coopt_fmt("#include \"fam.h\"\n%s", kernel);
+  for (size_t a = 0; a < sizeof ARCHS / sizeof ARCHS[0]; ++a) {
+    int arch = ARCHS[a];
+    coopt_blob user = {0}, bundle = {0}, ptx = {0}, cubin = {0};
+    char *nvrtc_log = NULL, *info = NULL, *error = NULL;
+    cr_assert_eq(coopt_compile(src, arch, dir, &user, &nvrtc_log), 0, "sm_%d: %s", arch, nvrtc_log);
+    char *payload = coopt_fmt("%s/fam.sm_%d.ltoir", dir, arch);
+    cr_assert_eq(coopt_read(payload, &bundle), 0);
+    coopt_blob in[2] = {user, bundle};
+    cr_assert_eq(coopt_link(arch, in, 2, 1, NULL, &ptx, &info, &error), 0, "sm_%d: %s", arch, error);
+    cr_assert_null(strstr(ptx.data, ".func"), "sm_%d: a function survived in the linked PTX", arch);
+    cr_assert_eq(count_calls(ptx.data), 0, "sm_%d: a call survived in the linked PTX", arch);
+    cr_assert_null(strstr(ptx.data, ".local"), "sm_%d: local memory in the linked PTX", arch);
+    cr_assert_not_null(strstr(ptx.data, ".entry k"), "sm_%d: the kernel is missing", arch);
+    free(info);
+    free(error);
+    cr_assert_eq(coopt_link(arch, in, 2, 0, NULL, &cubin, &info, &error), 0, "sm_%d: %s", arch, error);
+    int frames = 0;
+    for (const char *p = info; (p = strstr(p, "bytes stack frame")); ++p, ++frames) {
+      const char *line = p;
+      while (line > info && line[-1] != '\n') --line;
+      cr_assert(strncmp(strstr(line, "."), ".     0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads", 69) == 0,
+                "sm_%d: %.*s", arch, (int)(strchr(p, '\n') - line), line);
+    }
+    cr_assert_eq(frames, 1, "sm_%d: one kernel, one report; log:\n%s", arch, info);
+    free(info);
+    free(error);
+    free(nvrtc_log);
+    free(payload);
+    free(user.data);
+    free(bundle.data);
+    free(ptx.data);
+    free(cubin.data);
+  }
+  free(src);
+  free(dir);
+}
+
+Test(link, block_load, .timeout = 600)
+{
+  coop_gen_group g[] = {{.family = "block_load", .type = "f32", .threads = "128", .items = "4",
+                         .algorithm = "transpose,warp_transpose"}};
+  check_family(g, 1,
+               "extern \"C\" __global__ void __launch_bounds__(128) k(const float *in, float *out, int n) {\n"
+               "  __shared__ __align__(16) unsigned char temp[COOP_BLOCK_LOAD_F32_T128_I4_TRANSPOSE_TEMP_BYTES];\n"
+               "  float a[4], b[4], oob = -1.0f;\n"
+               "  coop_block_load_f32_t128_i4_transpose(in + blockIdx.x * 512, a, temp);\n"
+               "  __syncthreads();\n"
+               "  coop_block_load_guarded_f32_t128_i4_warp_transpose(in + blockIdx.x * 512, b, n, &oob, temp);\n"
+               "  for (int i = 0; i < 4; ++i) out[(blockIdx.x * 128 + threadIdx.x) * 4 + i] = a[i] + b[i];\n}\n");
+}
+
+Test(link, block_store, .timeout = 600)
+{
+  coop_gen_group g[] = {{.family = "block_store", .type = "i64", .threads = "64", .items = "3",
+                         .algorithm = "transpose,vectorize"}};
+  check_family(g, 1,
+               "extern \"C\" __global__ void __launch_bounds__(64) k(const long long *in, int64_t *out, int n) {\n"
+               "  __shared__ __align__(16) unsigned char temp[COOP_BLOCK_STORE_I64_T64_I3_TRANSPOSE_TEMP_BYTES];\n"
+               "  int64_t a[3];\n"
+               "  for (int i = 0; i < 3; ++i) a[i] = in[threadIdx.x * 3 + i] * 3;\n"
+               "  coop_block_store_i64_t64_i3_transpose(out + blockIdx.x * 192, a, temp);\n"
+               "  __syncthreads();\n"
+               "  coop_block_store_guarded_i64_t64_i3_vectorize(out + 100000 + blockIdx.x * 192, a, n, 0);\n}\n");
+}
+
+Test(link, block_reduce, .timeout = 600)
+{
+  coop_gen_group g[] = {{.family = "block_reduce", .type = "f32", .op = "sum,max", .threads = "256", .items = "4",
+                         .algorithm = "raking,warp_reductions"}};
+  check_family(g, 1,
+               "extern \"C\" __global__ void __launch_bounds__(256) k(const float *in, float *out, int n) {\n"
+               "  __shared__ __align__(16) unsigned char temp[COOP_BLOCK_REDUCE_SUM_F32_T256_I4_RAKING_TEMP_BYTES];\n"
+               "  float a[4], s, m, p;\n"
+               "  for (int i = 0; i < 4; ++i) a[i] = in[(blockIdx.x * 256 + threadIdx.x) * 4 + i];\n"
+               "  coop_block_reduce_sum_f32_t256_i4_raking(a, &s, temp);\n  __syncthreads();\n"
+               "  coop_block_reduce_max_f32_t256_i4_warp_reductions(a, &m, temp);\n  __syncthreads();\n"
+               "  coop_block_reduce_sum_partial_f32_t256_i1_warp_reductions(&a[0], n, &p, temp);\n"
+               "  if (threadIdx.x == 0) { out[blockIdx.x * 3] = s; out[blockIdx.x * 3 + 1] = m; "
+               "out[blockIdx.x * 3 + 2] = p; }\n}\n");
+}
+
+Test(link, block_scan, .timeout = 600)
+{
+  coop_gen_group g[] = {{.family = "block_scan", .type = "i32", .op = "sum,max", .threads = "16x8", .items = "4",
+                         .algorithm = "warp_scans,raking_memoize"}};
+  check_family(g, 1,
+               "extern \"C\" __global__ void __launch_bounds__(128) k(const int *in, int *out, int tiles) {\n"
+               "  __shared__ __align__(16) unsigned char temp[COOP_BLOCK_EXCLUSIVE_SCAN_SUM_I32_T16X8X1_I4_WARP_SCANS_TEMP_BYTES];\n"
+               "  const int t = threadIdx.y * 16 + threadIdx.x;\n"
+               "  int a[4], b[4], run = 0, agg, init = -5;\n"
+               "  for (int tile = 0; tile < tiles; ++tile) {\n"
+               "    for (int i = 0; i < 4; ++i) a[i] = in[(tile * 128 + t) * 4 + i];\n"
+               "    coop_block_inclusive_scan_sum_prefix_i32_t16x8x1_i4_warp_scans(a, b, &run, temp);\n"
+               "    __syncthreads();\n"
+               "    coop_block_exclusive_scan_max_i32_t16x8x1_i4_raking_memoize(b, a, &init, &agg, temp);\n"
+               "    __syncthreads();\n"
+               "    for (int i = 0; i < 4; ++i) out[(tile * 128 + t) * 4 + i] = a[i] + agg;\n  }\n}\n");
+}

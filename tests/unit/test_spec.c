@@ -1,0 +1,357 @@
+/* Validation: every error has its exact code and message, and leaves nothing behind. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../support/lto.h"
+#include "util.h"
+
+static coop_gen *gen;
+static void setup(void) { cr_assert_eq(coop_gen_create(&gen), COOP_SUCCESS); }
+static void teardown(void) { coop_gen_destroy(&gen); }
+TestSuite(spec, .init = setup, .fini = teardown);
+
+#define GROUP(...) ((coop_gen_group){__VA_ARGS__})
+
+static void expect_group(coop_gen_group g, coop_result rc, const char *message)
+{
+  cr_assert_eq(coop_gen_add_group(gen, &g), rc, "result %d", rc);
+  char *log = coopt_gen_log(gen);
+  cr_assert_str_eq(log, message);
+  free(log);
+  size_t n = 1;
+  coop_gen_get_symbol_count(gen, &n);
+  cr_assert_eq(n, 0, "a failed group must add nothing");
+}
+
+#define E COOP_ERROR_SPEC_INVALID
+#define KNOWN_TYPES "(known: i8 i16 i32 i64 u8 u16 u32 u64 f16 bf16 f32 f64)"
+
+Test(spec, unknown_family)
+{
+  expect_group(GROUP(.family = "block_foo", .type = "f32", .threads = "128"), E,
+               "--family: unknown family 'block_foo' (known: block_load block_store block_reduce block_scan)\n");
+}
+Test(spec, unknown_type)
+{
+  expect_group(GROUP(.family = "block_load", .type = "f32,f128", .threads = "128"), E,
+               "--type: unknown type 'f128' " KNOWN_TYPES "\n");
+}
+Test(spec, unknown_op)
+{
+  expect_group(GROUP(.family = "block_reduce", .type = "f32", .op = "sum,avg", .threads = "128"), E,
+               "--op: unknown op 'avg' (known: sum min max prod and or xor)\n");
+}
+Test(spec, unknown_algorithm)
+{
+  expect_group(GROUP(.family = "block_load", .type = "f32", .threads = "128", .algorithm = "raking"), E,
+               "--algorithm: unknown algorithm 'raking' for block_load (known: direct striped vectorize transpose "
+               "warp_transpose warp_transpose_ts)\n");
+}
+Test(spec, unknown_variant)
+{
+  expect_group(GROUP(.family = "block_scan", .type = "f32", .op = "sum", .threads = "128", .variant = "full"), E,
+               "--variant: unknown variant 'full' for block_scan (known: exclusive inclusive exclusive_prefix "
+               "inclusive_prefix)\n");
+}
+Test(spec, bitwise_op_on_floats)
+{
+  expect_group(GROUP(.family = "block_reduce", .type = "f32,bf16", .op = "and", .threads = "128"), E,
+               "--op: op 'and' needs an integer type, and no requested type is one\n");
+}
+Test(spec, float_type_with_only_bitwise_ops)
+{
+  expect_group(GROUP(.family = "block_scan", .type = "i32,f64", .op = "xor,or", .threads = "128"), E,
+               "--type: type 'f64' is not an integer type, and every requested op is bitwise\n");
+}
+Test(spec, bitwise_with_mixed_types_generates_valid_pairs_only)
+{
+  coop_gen_group g = {.family = "block_reduce", .type = "f32,i32", .op = "sum,and", .threads = "128",
+                      .variant = "full"};
+  cr_assert_eq(coop_gen_add_group(gen, &g), COOP_SUCCESS);
+  size_t n = 0;
+  coop_gen_get_symbol_count(gen, &n);
+  cr_assert_eq(n, 3, "f32 sum, i32 sum, i32 and; got %zu", n); /* never f32 and */
+}
+Test(spec, zero_threads)
+{
+  expect_group(GROUP(.family = "block_load", .type = "f32", .threads = "0"), E,
+               "--threads: thread count '0' out of range (each size at least 1, X*Y*Z at most 1024, Z at most 64)\n");
+}
+Test(spec, too_many_threads)
+{
+  expect_group(GROUP(.family = "block_load", .type = "f32", .threads = "32x32x2"), E,
+               "--threads: thread count '32x32x2' out of range (each size at least 1, X*Y*Z at most 1024, Z at most "
+               "64)\n");
+}
+Test(spec, z_over_64)
+{
+  expect_group(GROUP(.family = "block_load", .type = "f32", .threads = "1x1x65"), E,
+               "--threads: thread count '1x1x65' out of range (each size at least 1, X*Y*Z at most 1024, Z at most "
+               "64)\n");
+}
+Test(spec, malformed_threads)
+{
+  expect_group(GROUP(.family = "block_load", .type = "f32", .threads = "32x"), E,
+               "--threads: invalid thread count '32x' (expected X, XxY or XxYxZ)\n");
+}
+Test(spec, items_out_of_range)
+{
+  expect_group(GROUP(.family = "block_load", .type = "f32", .threads = "32", .items = "4,33"), E,
+               "--items: items per thread '33' out of range (1 to 32)\n");
+}
+Test(spec, items_zero)
+{
+  expect_group(GROUP(.family = "block_load", .type = "f32", .threads = "32", .items = "0"), E,
+               "--items: items per thread '0' out of range (1 to 32)\n");
+}
+Test(spec, items_not_a_number)
+{
+  expect_group(GROUP(.family = "block_load", .type = "f32", .threads = "32", .items = "four"), E,
+               "--items: invalid items per thread 'four' (expected a number from 1 to 32)\n");
+}
+Test(spec, warp_transpose_needs_multiple_of_32)
+{
+  expect_group(GROUP(.family = "block_store", .type = "f32", .threads = "65", .algorithm = "warp_transpose"), E,
+               "--algorithm: algorithm 'warp_transpose' needs a thread count that is a multiple of 32, and no "
+               "requested one is\n");
+}
+Test(spec, odd_threads_with_only_warp_algorithms)
+{
+  expect_group(GROUP(.family = "block_load", .type = "f32", .threads = "64,7",
+                     .algorithm = "warp_transpose,warp_transpose_ts"),
+               E, "--threads: thread count '7' is not a multiple of 32, which every requested algorithm needs\n");
+}
+Test(spec, duplicate_value)
+{
+  expect_group(GROUP(.family = "block_load", .type = "f32,i8,f32", .threads = "32"), E,
+               "--type: duplicate type value 'f32'\n");
+}
+Test(spec, empty_list_entry)
+{
+  expect_group(GROUP(.family = "block_load", .type = "f32,,i8", .threads = "32"), E,
+               "--type: empty value in list 'f32,,i8'\n");
+}
+Test(spec, missing_type)
+{
+  expect_group(GROUP(.family = "block_reduce", .op = "sum", .threads = "32"), E,
+               "flags: missing --type (required for block_reduce)\n");
+}
+Test(spec, missing_op)
+{
+  expect_group(GROUP(.family = "block_scan", .type = "i32", .threads = "32"), E,
+               "flags: missing --op (required for block_scan)\n");
+}
+Test(spec, op_on_load)
+{
+  expect_group(GROUP(.family = "block_load", .type = "i32", .op = "sum", .threads = "32"), E,
+               "--op: block_load takes no op\n");
+}
+Test(spec, duplicate_symbol_across_groups)
+{
+  coop_gen_group g = {.family = "block_load", .type = "i32", .threads = "32", .variant = "plain"};
+  cr_assert_eq(coop_gen_add_group(gen, &g), COOP_SUCCESS);
+  cr_assert_eq(coop_gen_add_group(gen, &g), E);
+  char *log = coopt_gen_log(gen);
+  cr_assert_str_eq(log, "flags: symbol coop_block_load_i32_t32_i1_direct is requested twice (also at flags)\n");
+  free(log);
+  size_t n = 0;
+  coop_gen_get_symbol_count(gen, &n);
+  cr_assert_eq(n, 1);
+}
+Test(spec, partial_reduce_has_one_item)
+{
+  coop_gen_group g = {.family = "block_reduce", .type = "f32", .op = "sum", .threads = "256,32x4x2", .items = "4,8"};
+  cr_assert_eq(coop_gen_add_group(gen, &g), COOP_SUCCESS);
+  size_t n = 0;
+  coop_gen_get_symbol_count(gen, &n);
+  cr_assert_eq(n, 6, "4 full (2 shapes x 2 items) + 2 partial (one per shape); got %zu", n);
+}
+Test(spec, unsupported_arch)
+{
+  cr_assert_eq(coop_gen_set_archs(gen, "sm_90,sm_91"), E);
+  char *log = coopt_gen_log(gen);
+  cr_assert(strncmp(log, "--arch: unsupported arch 'sm_91' (this NVRTC supports: sm_75 ", 61) == 0, "%s", log);
+  cr_assert(strstr(log, " sm_90 ") != NULL, "%s", log);
+  free(log);
+}
+Test(spec, arch_below_75)
+{
+  cr_assert_eq(coop_gen_set_archs(gen, "sm_70"), E);
+  char *log = coopt_gen_log(gen);
+  cr_assert(strncmp(log, "--arch: unsupported arch 'sm_70' (this NVRTC", 44) == 0, "%s", log);
+  free(log);
+}
+Test(spec, arch_not_sm)
+{
+  cr_assert_eq(coop_gen_set_archs(gen, "compute_90"), E);
+  char *log = coopt_gen_log(gen);
+  cr_assert(strncmp(log, "--arch: unsupported arch 'compute_90' (", 39) == 0, "%s", log);
+  free(log);
+}
+Test(spec, duplicate_arch)
+{
+  cr_assert_eq(coop_gen_set_archs(gen, "sm_90,sm_80,sm_90"), E);
+  char *log = coopt_gen_log(gen);
+  cr_assert_str_eq(log, "--arch: duplicate arch 'sm_90'\n");
+  free(log);
+}
+Test(spec, bad_name)
+{
+  cr_assert_eq(coop_gen_set_name(gen, "Bad-Name"), E);
+  char *log = coopt_gen_log(gen);
+  cr_assert_str_eq(log, "--name: invalid name 'Bad-Name' (1 to 64 of a-z 0-9 _, starting with a letter)\n");
+  free(log);
+}
+Test(spec, write_needs_name_and_groups)
+{
+  char *dir = coopt_tmpdir();
+  cr_assert_eq(coop_gen_write(gen, dir), COOP_ERROR_STATE);
+  char *log = coopt_gen_log(gen);
+  cr_assert_str_eq(log, "the bundle has no name (--name or \"name\")\n");
+  free(log);
+  cr_assert_eq(coop_gen_set_name(gen, "x"), COOP_SUCCESS);
+  cr_assert_eq(coop_gen_write(gen, dir), COOP_ERROR_STATE);
+  log = coopt_gen_log(gen);
+  cr_assert_str_eq(log, "nothing to generate: no group was requested\n");
+  free(log);
+  cr_assert_eq(coopt_count_entries(dir), 0);
+  free(dir);
+}
+Test(spec, null_arguments)
+{
+  cr_assert_eq(coop_gen_create(NULL), COOP_ERROR_INVALID_VALUE);
+  cr_assert_eq(coop_gen_add_group(NULL, &GROUP(.family = "block_load")), COOP_ERROR_INVALID_VALUE);
+  cr_assert_eq(coop_gen_add_group(gen, NULL), COOP_ERROR_INVALID_VALUE);
+  cr_assert_eq(coop_gen_add_spec_file(gen, NULL), COOP_ERROR_INVALID_VALUE);
+  cr_assert_eq(coop_gen_write(gen, NULL), COOP_ERROR_INVALID_VALUE);
+  coop_gen *none = NULL;
+  cr_assert_eq(coop_gen_destroy(&none), COOP_SUCCESS);
+}
+
+/* ---- spec files ---- */
+
+static void expect_spec(const char *text, coop_result rc, const char *message)
+{
+  cr_assert_eq(coop_gen_add_spec_string(gen, text, strlen(text), "spec.json"), rc);
+  char *log = coopt_gen_log(gen);
+  cr_assert_str_eq(log, message);
+  free(log);
+  size_t n = 1;
+  coop_gen_get_symbol_count(gen, &n);
+  cr_assert_eq(n, 0);
+}
+
+Test(spec, file_unknown_type_has_line_and_column)
+{
+  expect_spec("{\n"
+              "  \"name\": \"t\",\n"
+              "  \"generate\": [\n"
+              "    {\"family\": \"block_reduce\", \"type\": [\"f32\", \"f128\"], \"op\": \"sum\", \"threads\": 128}\n"
+              "  ]\n"
+              "}\n",
+              E, "spec.json:4:48: unknown type 'f128' " KNOWN_TYPES "\n");
+}
+Test(spec, file_yaml_bitwise_on_float)
+{
+  expect_spec("name: t\n"
+              "generate:\n"
+              "  - family: block_scan\n"
+              "    type: f16\n"
+              "    op: [sum, xor]\n"
+              "    threads: 64\n",
+              E, "spec.json:5:15: op 'xor' needs an integer type, and no requested type is one\n");
+}
+Test(spec, file_threads_out_of_range)
+{
+  expect_spec("{\"name\": \"t\", \"generate\": [{\"family\": \"block_load\", \"type\": \"u8\",\n"
+              "  \"threads\": [\"32x4x2\", 0]}]}",
+              E,
+              "spec.json:2:25: thread count '0' out of range (each size at least 1, X*Y*Z at most 1024, Z at most "
+              "64)\n");
+}
+Test(spec, file_missing_field_names_group)
+{
+  expect_spec("{\"name\": \"t\", \"generate\": [\n  {\"family\": \"block_load\", \"threads\": 32}]}", E,
+              "spec.json:2:3: missing 'type' (required for block_load)\n");
+}
+Test(spec, file_unknown_key)
+{
+  expect_spec("{\"name\": \"t\", \"generat\": []}", E,
+              "spec.json:1:15: unknown key 'generat' (known: name arch generate)\n");
+}
+Test(spec, file_unknown_group_key)
+{
+  expect_spec("{\"generate\": [{\"family\": \"block_load\", \"types\": \"f32\", \"threads\": 32}]}", E,
+              "spec.json:1:40: unknown key 'types' (known: family type op threads items algorithm variant)\n");
+}
+Test(spec, file_duplicate_key)
+{
+  expect_spec("{\"name\": \"t\", \"name\": \"u\"}", E, "spec.json:1:15: duplicate key 'name'\n");
+}
+Test(spec, file_wrong_node_kind)
+{
+  expect_spec("{\"generate\": {\"family\": \"block_load\"}}", E,
+              "spec.json:1:14: 'generate' must be a list of groups, got a mapping\n");
+}
+Test(spec, file_bad_arch)
+{
+  expect_spec("{\"arch\": [\"sm_90\", \"sm_90\"]}", E, "spec.json:1:20: duplicate arch 'sm_90'\n");
+}
+Test(spec, file_duplicate_symbol)
+{
+  expect_spec("{\"generate\": [\n"
+              " {\"family\": \"block_load\", \"type\": \"i32\", \"threads\": 32, \"variant\": \"plain\"},\n"
+              " {\"family\": \"block_load\", \"type\": [\"i8\", \"i32\"], \"threads\": 32}]}",
+              E, "spec.json:3:2: symbol coop_block_load_i32_t32_i1_direct is requested twice (also at spec.json:2:2)\n");
+}
+Test(spec, file_syntax_error)
+{
+  expect_spec("{\"name\": \"t\", \"generate\": [\n", COOP_ERROR_SPEC_SYNTAX,
+              "spec.json:2:1: syntax error: did not find expected node content while parsing a flow node\n");
+}
+Test(spec, file_not_a_mapping)
+{
+  expect_spec("[1, 2]", E, "spec.json:1:1: the spec must be a mapping, got a list\n");
+}
+Test(spec, file_unreadable)
+{
+  cr_assert_eq(coop_gen_add_spec_file(gen, "/nonexistent/spec.json"), COOP_ERROR_IO);
+  char *log = coopt_gen_log(gen);
+  cr_assert_str_eq(log, "/nonexistent/spec.json: cannot read the spec file\n");
+  free(log);
+}
+Test(spec, file_ok_sets_name_archs_and_groups)
+{
+  const char *text = "{\"name\": \"demo\", \"arch\": [\"sm_90\", \"sm_80\"], \"generate\": [\n"
+                     " {\"family\": \"block_reduce\", \"type\": [\"f32\", \"f64\"], \"op\": [\"sum\", \"max\"],\n"
+                     "  \"threads\": [256, \"32x4x2\"], \"items\": 4, \"algorithm\": \"warp_reductions\"}]}";
+  cr_assert_eq(coop_gen_add_spec_string(gen, text, strlen(text), "spec.json"), COOP_SUCCESS);
+  size_t n = 0;
+  coop_gen_get_symbol_count(gen, &n);
+  cr_assert_eq(n, 16);
+}
+
+/* ---- the command line ---- */
+Test(spec, cli_error_exit_code_message_and_nothing_written)
+{
+  char *dir = coopt_tmpdir();
+  char *cmd = coopt_fmt("%s --family block_reduce --type f32,f128 --op sum --threads 256 --arch sm_90 --name x "
+                        "-o %s/out 2>&1",
+                        COOPGEN_PATH, dir);
+  char *out = NULL;
+  int rc = coopt_run(cmd, &out);
+  cr_assert_eq(rc, 1);
+  cr_assert_str_eq(out, "coopgen: --type: unknown type 'f128' " KNOWN_TYPES "\n");
+  cr_assert_eq(coopt_count_entries(dir), 0, "nothing may be written");
+  free(out);
+  free(cmd);
+  cmd = coopt_fmt("%s --family block_reduce --bogus 2>&1", COOPGEN_PATH);
+  rc = coopt_run(cmd, &out);
+  cr_assert_eq(rc, 2);
+  cr_assert(strncmp(out, "coopgen: unknown option '--bogus'\nusage: coopgen", 48) == 0, "%s", out);
+  free(out);
+  free(cmd);
+  free(dir);
+}

@@ -1,0 +1,126 @@
+/* The temp sizes the generator records (probed from CUB inside NVRTC) equal what nvcc's host compiler
+ * gives for sizeof/alignof of the same CUB TempStorage types, odd shapes included. The CUB types are
+ * spelled out here independently of the primitives templates. */
+#include <criterion/criterion.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../support/lto.h"
+#include "util.h"
+
+typedef struct probe {
+  coop_gen_group group; /* one symbol */
+  const char *symbol;
+  const char *cub_type; /* the TempStorage type as a CUB user writes it */
+  int empty;            /* CUB's TempStorage is empty: reported as 0 bytes */
+} probe;
+
+static const probe PROBES[] = {
+  {{"block_load", "f64", NULL, "7", "3", "transpose", "plain"}, "coop_block_load_f64_t7_i3_transpose",
+   "cub::BlockLoad<double, 7, 3, cub::BLOCK_LOAD_TRANSPOSE, 1, 1>::TempStorage", 0},
+  {{"block_load", "i8", NULL, "32x2", "16", "warp_transpose", "plain"}, "coop_block_load_i8_t32x2x1_i16_warp_transpose",
+   "cub::BlockLoad<signed char, 32, 16, cub::BLOCK_LOAD_WARP_TRANSPOSE, 2, 1>::TempStorage", 0},
+  {{"block_load", "f16", NULL, "65", "4", "warp_transpose_ts,direct", "guarded"}, "coop_block_load_guarded_f16_t65_i4_direct",
+   "cub::BlockLoad<__half, 65, 4, cub::BLOCK_LOAD_DIRECT, 1, 1>::TempStorage", 1},
+  {{"block_load", "u16", NULL, "5x3x2", "1", "striped", "plain"}, "coop_block_load_u16_t5x3x2_i1_striped",
+   "cub::BlockLoad<unsigned short, 5, 1, cub::BLOCK_LOAD_STRIPED, 3, 2>::TempStorage", 1},
+  {{"block_store", "f16", NULL, "65", "3", "transpose", "plain"}, "coop_block_store_f16_t65_i3_transpose",
+   "cub::BlockStore<__half, 65, 3, cub::BLOCK_STORE_TRANSPOSE, 1, 1>::TempStorage", 0},
+  {{"block_store", "u64", NULL, "96", "5", "warp_transpose_ts", "guarded"},
+   "coop_block_store_guarded_u64_t96_i5_warp_transpose_ts",
+   "cub::BlockStore<unsigned long long, 96, 5, cub::BLOCK_STORE_WARP_TRANSPOSE_TIMESLICED, 1, 1>::TempStorage", 0},
+  {{"block_store", "bf16", NULL, "1", "32", "vectorize", "plain"}, "coop_block_store_bf16_t1_i32_vectorize",
+   "cub::BlockStore<__nv_bfloat16, 1, 32, cub::BLOCK_STORE_VECTORIZE, 1, 1>::TempStorage", 1},
+  {{"block_reduce", "i8", "min", "7", "1", "raking", "full"}, "coop_block_reduce_min_i8_t7_i1_raking",
+   "cub::BlockReduce<signed char, 7, cub::BLOCK_REDUCE_RAKING, 1, 1>::TempStorage", 0},
+  {{"block_reduce", "bf16", "sum", "65", "3", "raking_comm", "full"}, "coop_block_reduce_sum_bf16_t65_i3_raking_comm",
+   "cub::BlockReduce<__nv_bfloat16, 65, cub::BLOCK_REDUCE_RAKING_COMMUTATIVE_ONLY, 1, 1>::TempStorage", 0},
+  {{"block_reduce", "f64", "max", "1", "4", "warp_reductions", "partial"},
+   "coop_block_reduce_max_partial_f64_t1_i1_warp_reductions",
+   "cub::BlockReduce<double, 1, cub::BLOCK_REDUCE_WARP_REDUCTIONS, 1, 1>::TempStorage", 0},
+  {{"block_reduce", "u32", "xor", "8x4x2", "2", "raking_comm", "full"}, "coop_block_reduce_xor_u32_t8x4x2_i2_raking_comm",
+   "cub::BlockReduce<unsigned int, 8, cub::BLOCK_REDUCE_RAKING_COMMUTATIVE_ONLY, 4, 2>::TempStorage", 0},
+  {{"block_scan", "u16", "sum", "7x3", "3", "raking", "exclusive"}, "coop_block_exclusive_scan_sum_u16_t7x3x1_i3_raking",
+   "cub::BlockScan<unsigned short, 7, cub::BLOCK_SCAN_RAKING, 3, 1>::TempStorage", 0},
+  {{"block_scan", "i64", "prod", "65", "1", "raking_memoize", "inclusive_prefix"},
+   "coop_block_inclusive_scan_prod_prefix_i64_t65_i1_raking_memoize",
+   "cub::BlockScan<long long, 65, cub::BLOCK_SCAN_RAKING_MEMOIZE, 1, 1>::TempStorage", 0},
+  {{"block_scan", "f32", "max", "5x3x2", "16", "warp_scans", "inclusive"}, "coop_block_inclusive_scan_max_f32_t5x3x2_i16_warp_scans",
+   "cub::BlockScan<float, 5, cub::BLOCK_SCAN_WARP_SCANS, 3, 2>::TempStorage", 0},
+  {{"block_scan", "f16", "min", "1024", "1", "warp_scans", "exclusive"}, "coop_block_exclusive_scan_min_f16_t1024_i1_warp_scans",
+   "cub::BlockScan<__half, 1024, cub::BLOCK_SCAN_WARP_SCANS, 1, 1>::TempStorage", 0},
+};
+#define N_PROBES (sizeof PROBES / sizeof PROBES[0])
+
+Test(tempsizes, equal_nvcc_host_sizeof, .timeout = 600)
+{
+  char *dir = coopt_tmpdir();
+  coop_gen *gen;
+  cr_assert_eq(coop_gen_create(&gen), COOP_SUCCESS);
+  for (size_t i = 0; i < N_PROBES; ++i) cr_assert_eq(coop_gen_add_group(gen, &PROBES[i].group), COOP_SUCCESS, "%zu", i);
+  cr_assert_eq(coop_gen_set_name(gen, "sizes"), COOP_SUCCESS);
+  cr_assert_eq(coop_gen_set_archs(gen, "sm_75"), COOP_SUCCESS);
+  coop_result rc = coop_gen_write(gen, dir);
+  char *log = coopt_gen_log(gen);
+  cr_assert_eq(rc, COOP_SUCCESS, "%s", log);
+  free(log);
+  coop_gen_destroy(&gen);
+
+  /* The host program. */
+  char *cu = coopt_fmt("%s/sizes_host.cu", dir);
+  FILE *f = fopen(cu, "w");
+  cr_assert_not_null(f);
+  fprintf(f, "#include <cub/block/block_load.cuh>\n#include <cub/block/block_store.cuh>\n"
+             "#include <cub/block/block_reduce.cuh>\n#include <cub/block/block_scan.cuh>\n"
+             "#include <cuda_fp16.h>\n#include <cuda_bf16.h>\n#include <cstdio>\n"
+             "int main() {\n");
+  for (size_t i = 0; i < N_PROBES; ++i)
+    fprintf(f, "  std::printf(\"%%s %%zu %%zu\\n\", \"%s\", sizeof(%s), alignof(%s));\n", PROBES[i].symbol,
+            PROBES[i].cub_type, PROBES[i].cub_type);
+  fprintf(f, "}\n");
+  fclose(f);
+  char *cmd = coopt_fmt("%s/bin/nvcc -std=c++17 -I%s/include/cccl -I%s/include -o %s/sizes_host %s 2>&1 && "
+                        "%s/sizes_host",
+                        COOP_CUDA_ROOT, COOP_CUDA_ROOT, COOP_CUDA_ROOT, dir, cu, dir);
+  char *out = NULL;
+  cr_assert_eq(coopt_run(cmd, &out), 0, "%s", out);
+
+  char *mp = coopt_fmt("%s/sizes.json", dir);
+  json_error_t je;
+  json_t *m = json_load_file(mp, 0, &je);
+  cr_assert_not_null(m, "%s", je.text);
+  json_t *syms = json_object_get(m, "symbols");
+  size_t checked = 0;
+  for (char *line = strtok(out, "\n"); line; line = strtok(NULL, "\n")) {
+    char sym[160];
+    size_t hs, ha;
+    cr_assert_eq(sscanf(line, "%159s %zu %zu", sym, &hs, &ha), 3, "%s", line);
+    const probe *p = NULL;
+    for (size_t i = 0; i < N_PROBES; ++i)
+      if (!strcmp(PROBES[i].symbol, sym)) p = &PROBES[i];
+    cr_assert_not_null(p);
+    json_t *o = NULL, *e;
+    size_t k;
+    json_array_foreach(syms, k, e) if (!strcmp(json_string_value(json_object_get(e, "name")), sym)) o = e;
+    cr_assert_not_null(o, "%s is not in the manifest", sym);
+    size_t bytes = (size_t)json_integer_value(json_object_get(o, "temp_bytes"));
+    size_t align = (size_t)json_integer_value(json_object_get(o, "temp_align"));
+    if (p->empty) {
+      cr_assert_eq(hs, 1, "%s: CUB's empty TempStorage has sizeof 1 on the host, got %zu", sym, hs);
+      cr_assert_eq(bytes, 0, "%s: empty storage is reported as 0 bytes, got %zu", sym, bytes);
+    } else {
+      cr_assert_eq(bytes, hs, "%s: manifest %zu bytes, nvcc host sizeof %zu", sym, bytes, hs);
+      cr_assert_eq(align, ha, "%s: manifest align %zu, nvcc host alignof %zu", sym, align, ha);
+    }
+    ++checked;
+  }
+  cr_assert_eq(checked, N_PROBES);
+  json_decref(m);
+  free(out);
+  free(cmd);
+  free(cu);
+  free(mp);
+  free(dir);
+}

@@ -1,0 +1,69 @@
+#define _GNU_SOURCE
+#include "util.h"
+
+#include <dirent.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "../support/lto.h"
+
+char *coopt_tmpdir(void)
+{
+  const char *base = getenv("TMPDIR");
+  char *t = coopt_fmt("%s/coopt.XXXXXX", base && *base ? base : "/tmp");
+  if (!mkdtemp(t)) {
+    free(t);
+    return NULL;
+  }
+  return t;
+}
+
+char *coopt_gen_log(const coop_gen *gen)
+{
+  size_t n = 0;
+  if (coop_gen_get_log_size(gen, &n) != COOP_SUCCESS) return strdup("(no log)");
+  char *s = malloc(n);
+  if (coop_gen_get_log(gen, s) != COOP_SUCCESS) s[0] = 0;
+  return s;
+}
+
+int coopt_exists(const char *path)
+{
+  struct stat st;
+  return stat(path, &st) == 0;
+}
+
+int coopt_count_entries(const char *dir)
+{
+  DIR *d = opendir(dir);
+  if (!d) return -1;
+  int n = 0;
+  struct dirent *e;
+  while ((e = readdir(d)))
+    if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) ++n;
+  closedir(d);
+  return n;
+}
+
+char *coopt_fmt(const char *fmt, ...)
+{
+  va_list ap;
+  va_start(ap, fmt);
+  char *s = NULL;
+  if (vasprintf(&s, fmt, ap) < 0) s = NULL;
+  va_end(ap);
+  return s;
+}
+
+int coopt_same_file(const char *a, const char *b)
+{
+  coopt_blob x = {0}, y = {0};
+  int same = !coopt_read(a, &x) && !coopt_read(b, &y) && x.size == y.size && memcmp(x.data, y.data, x.size) == 0;
+  free(x.data);
+  free(y.data);
+  return same;
+}
