@@ -39,7 +39,7 @@ int coop__effective_archs(coop_gen *gen, int *archs, int max)
 
 typedef struct nv_opts {
   char inc1[1024], inc2[1024], arch[32];
-  const char *v[8];
+  const char *v[10];
   int n;
 } nv_opts;
 
@@ -56,6 +56,9 @@ static void make_opts(nv_opts *o, int arch, int syntax_only)
   o->v[o->n++] = o->arch;
   o->v[o->n++] = "-std=c++17";
   o->v[o->n++] = syntax_only ? "-fdevice-syntax-only" : "-dlto";
+  /* Optimise before emitting the IR: the bundle shrinks (227 -> 172 KB for four wrappers) and the
+   * user's link runs 1.7x faster, with the same machine code (bench/compile_vs_link). */
+  if (!syntax_only) o->v[o->n++] = "--gen-opt-lto";
 }
 
 static void prim_headers(const char **srcs, const char **names)

@@ -11,17 +11,25 @@
 
 namespace coop
 {
-// CUB wraps each TempStorage in Uninitialized<_TempStorage>; direct algorithms use an empty
-// _TempStorage (NullType), whose sizeof is still 1. Those are reported as 0 bytes, temp may be NULL.
-template <class TS>
+// CUB wraps each TempStorage in Uninitialized<_TempStorage> (BlockStore derives from it); direct
+// algorithms use an empty _TempStorage (NullType), whose sizeof is still 1. Those are reported as 0
+// bytes, and temp may be NULL. unwrap() finds _TempStorage through the base class too.
+namespace detail
+{
+template <class X>
+__host__ __device__ X unwrap(const cub::Uninitialized<X>*);
+} // namespace detail
+
+template <class TS, class = void>
 struct temp_traits
 {
   static constexpr bool empty = ::cuda::std::is_empty<TS>::value;
 };
-template <class X>
-struct temp_traits<cub::Uninitialized<X>>
+template <class TS>
+struct temp_traits<TS, ::cuda::std::void_t<decltype(detail::unwrap(static_cast<TS*>(nullptr)))>>
 {
-  static constexpr bool empty = ::cuda::std::is_empty<X>::value;
+  static constexpr bool empty =
+    ::cuda::std::is_empty<decltype(detail::unwrap(static_cast<TS*>(nullptr)))>::value;
 };
 
 template <class TS>

@@ -57,8 +57,10 @@ static void check_family(const coop_gen_group *groups, int n_groups, const char 
     for (const char *p = info; (p = strstr(p, "bytes stack frame")); ++p, ++frames) {
       const char *line = p;
       while (line > info && line[-1] != '\n') --line;
-      cr_assert(strncmp(strstr(line, "."), ".     0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads", 69) == 0,
-                "sm_%d: %.*s", arch, (int)(strchr(p, '\n') - line), line);
+      const char *dot = strstr(line, ".");
+      int len = (int)(strchr(p, '\n') - dot);
+      cr_assert(len == 68 && strncmp(dot, ".     0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads", 68) == 0,
+                "sm_%d: %.*s", arch, len, dot);
     }
     cr_assert_eq(frames, 1, "sm_%d: one kernel, one report; log:\n%s", arch, info);
     free(info);

@@ -22,7 +22,7 @@ static const probe PROBES[] = {
    "cub::BlockLoad<double, 7, 3, cub::BLOCK_LOAD_TRANSPOSE, 1, 1>::TempStorage", 0},
   {{"block_load", "i8", NULL, "32x2", "16", "warp_transpose", "plain"}, "coop_block_load_i8_t32x2x1_i16_warp_transpose",
    "cub::BlockLoad<signed char, 32, 16, cub::BLOCK_LOAD_WARP_TRANSPOSE, 2, 1>::TempStorage", 0},
-  {{"block_load", "f16", NULL, "65", "4", "warp_transpose_ts,direct", "guarded"}, "coop_block_load_guarded_f16_t65_i4_direct",
+  {{"block_load", "f16", NULL, "65", "4", "direct", "guarded"}, "coop_block_load_guarded_f16_t65_i4_direct",
    "cub::BlockLoad<__half, 65, 4, cub::BLOCK_LOAD_DIRECT, 1, 1>::TempStorage", 1},
   {{"block_load", "u16", NULL, "5x3x2", "1", "striped", "plain"}, "coop_block_load_u16_t5x3x2_i1_striped",
    "cub::BlockLoad<unsigned short, 5, 1, cub::BLOCK_LOAD_STRIPED, 3, 2>::TempStorage", 1},
