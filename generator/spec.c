@@ -711,3 +711,68 @@ coop_result coop_gen_add_spec_file(coop_gen *gen, const char *path)
   free(data);
   return rc;
 }
+
+/* ---- symbols ---- */
+
+coop_result coop_gen_add_symbol(coop_gen *gen, const char *symbol)
+{
+  if (!gen || !symbol) return COOP_ERROR_INVALID_VALUE;
+  coop__str_clear(&gen->log);
+  const char *prefix = "coop_block_";
+  size_t n = strlen(symbol);
+  char reason[512] = "";
+  if (strncmp(symbol, prefix, strlen(prefix)) != 0 || n > 150) goto bad;
+  for (int f = 0; f < COOP__FAM_COUNT; ++f) {
+    const coop__family *fam = &coop__families[f];
+    for (int a = 0; a < fam->n_algos; ++a) {
+      const char *algo = fam->algos[a].name;
+      size_t al = strlen(algo);
+      if (n <= al + 1 || symbol[n - al - 1] != '_' || strcmp(symbol + n - al, algo) != 0) continue;
+      /* ..._<type>_t<geom>_i<N>_<algo> */
+      char body[160];
+      snprintf(body, sizeof body, "%.*s", (int)(n - al - 1), symbol + strlen(prefix));
+      char *items = strrchr(body, '_');
+      if (!items || items[1] != 'i') continue;
+      *items = 0;
+      char *geom = strrchr(body, '_');
+      if (!geom || geom[1] != 't') continue;
+      *geom = 0;
+      char *type = strrchr(body, '_');
+      if (!type) continue;
+      *type = 0;
+      const char *stem = body;
+      char threads[32];
+      snprintf(threads, sizeof threads, "%s", geom + 2);
+      for (int v = 0; v < fam->n_variants; ++v)
+        for (int o = fam->uses_op ? 0 : -1; o < (fam->uses_op ? coop__n_ops : 0); ++o) {
+          char want[64];
+          snprintf(want, sizeof want, fam->variants[v].stem, o >= 0 ? coop__ops[o].name : "");
+          if (strcmp(want, stem) != 0) continue;
+          coop_gen_group g = {fam->name, type + 1, o >= 0 ? coop__ops[o].name : NULL, threads, items + 2, algo,
+                              fam->variants[v].name};
+          size_t before = gen->n_insts;
+          coop_result rc = coop_gen_add_group(gen, &g);
+          if (rc == COOP_ERROR_OUT_OF_MEMORY) return rc;
+          if (rc == COOP_SUCCESS && gen->n_insts == before + 1 && strcmp(gen->insts[before].symbol, symbol) == 0)
+            return COOP_SUCCESS;
+          if (rc == COOP_SUCCESS) { /* parsed, but the canonical name differs (e.g. t256x1x1): not ours */
+            free(gen->insts[--gen->n_insts].where);
+          } else {
+            snprintf(reason, sizeof reason, "%s", coop__str_get(&gen->log));
+            char *nl = strchr(reason, '\n');
+            if (nl) *nl = 0;
+          }
+          coop__str_clear(&gen->log);
+        }
+    }
+  }
+bad:
+  if (reason[0]) {
+    /* "--items: items per thread '40' out of range (1 to 32)" -> drop the flag name */
+    const char *r = strncmp(reason, "--", 2) == 0 && strstr(reason, ": ") ? strstr(reason, ": ") + 2 : reason;
+    coop__log(gen, "%s: %s", symbol, r);
+    return COOP_ERROR_SPEC_INVALID;
+  }
+  coop__log(gen, "%s: not a symbol cooplink can generate (expected coop_block_<function>_<type>_t<threads>_i<items>_<algorithm>)", symbol);
+  return COOP_ERROR_SPEC_INVALID;
+}

@@ -79,6 +79,11 @@ COOP_API coop_result coop_gen_add_spec_string(coop_gen *gen, const char *text, s
  * COOP_ERROR_SPEC_INVALID or COOP_ERROR_OUT_OF_MEMORY; on failure nothing is kept. */
 COOP_API coop_result coop_gen_add_group(coop_gen *gen, const coop_gen_group *group);
 
+/* Adds the one instantiation a canonical symbol names (e.g. "coop_block_reduce_sum_f32_t256_i4_raking"),
+ * as the runtime does for on-demand generation. Returns COOP_SUCCESS, COOP_ERROR_SPEC_INVALID (not a
+ * canonical cooplink symbol, or an invalid combination; the log says which) or COOP_ERROR_OUT_OF_MEMORY. */
+COOP_API coop_result coop_gen_add_symbol(coop_gen *gen, const char *symbol);
+
 /* Sets the bundle name: 1 to 64 of [a-z0-9_], starting with a letter. Returns COOP_SUCCESS or
  * COOP_ERROR_SPEC_INVALID. */
 COOP_API coop_result coop_gen_set_name(coop_gen *gen, const char *name);

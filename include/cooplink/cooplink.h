@@ -1,0 +1,164 @@
+/* cooplink runtime (libcooplink): link user kernels against a catalog of cooplink bundles.
+ *
+ *   coop_catalog_open()    a folder of bundles, indexed symbol -> bundle, every manifest verified
+ *   coop_linker_create()   one link, in the style of nvJitLink: create, add inputs, complete, get, destroy
+ *   coop_module_load()     the CUDA driver through dlopen: load a cubin, launch a kernel
+ *
+ * The linker finds the coop_ symbols the inputs need, adds only the bundles that define them (or
+ * generates missing ones on demand through the generator), links with nvJitLink -lto and caches the
+ * result on disk, content-addressed. A catalog is read-only once open and may be shared by threads;
+ * a linker or module handle belongs to one thread at a time. The library never prints: every message,
+ * NVRTC log and nvJitLink log is kept in the handle that failed.
+ *
+ * Environment: COOPLINK_CATALOG (catalog folder when none is given), COOPLINK_CACHE (cache folder;
+ * default $XDG_CACHE_HOME/cooplink or ~/.cache/cooplink), COOPLINK_CACHE_MAX_BYTES (cache size cap,
+ * default 1 GiB), CUDA_HOME (toolkit for NVRTC's include paths).
+ */
+#ifndef COOPLINK_COOPLINK_H
+#define COOPLINK_COOPLINK_H
+
+#include <cooplink/export.h>
+#include <cooplink/result.h>
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---------------------------------------------------------------- catalog */
+
+typedef struct coop_catalog coop_catalog;
+
+/* Opens the bundles (*.json manifests) of dir; dir NULL means $COOPLINK_CATALOG, else the installed
+ * catalog (<prefix>/share/cooplink/catalog). Each manifest is checked: well-formed
+ * (COOP_ERROR_BUNDLE_CORRUPT), format version (COOP_ERROR_BUNDLE_FORMAT), cooplink version: same
+ * major, minor not newer (COOP_ERROR_BUNDLE_VERSION), CUDA major equal to nvJitLink's
+ * (COOP_ERROR_BUNDLE_CUDA_MAJOR), producer not newer than nvJitLink (COOP_ERROR_BUNDLE_PRODUCER_NEWER),
+ * every payload file present, and no symbol defined twice (COOP_ERROR_SYMBOL_DUPLICATE). Payload hashes
+ * and arch coverage are checked when a link uses the bundle. Also COOP_ERROR_IO (folder unreadable),
+ * COOP_ERROR_OUT_OF_MEMORY, COOP_ERROR_INVALID_VALUE. On failure *catalog is NULL and, when errlog is not
+ * NULL, *errlog gets a malloc'd message naming the file and field (free() it). */
+COOP_API coop_result coop_catalog_open(coop_catalog **catalog, const char *dir, char **errlog);
+
+/* Closes *catalog (no linker may use it any more) and sets it to NULL; NULL is a no-op. */
+COOP_API coop_result coop_catalog_close(coop_catalog **catalog);
+
+/* Counts of bundles and symbols. */
+COOP_API coop_result coop_catalog_get_counts(const coop_catalog *catalog, size_t *bundles, size_t *symbols);
+
+/* The bundle (manifest name without .json) that defines symbol, or COOP_ERROR_SYMBOL_MISSING. The
+ * string lives as long as the catalog. */
+COOP_API coop_result coop_catalog_find(const coop_catalog *catalog, const char *symbol, const char **bundle);
+
+/* ---------------------------------------------------------------- linker */
+
+typedef struct coop_linker coop_linker;
+
+typedef enum coop_input_kind {
+  COOP_INPUT_AUTO = 0,   /* by file extension: .cu .ltoir .ptx .cubin .fatbin .a .json (a bundle) */
+  COOP_INPUT_CUDA = 1,   /* CUDA C++ source, compiled with NVRTC -dlto (both CCCL include paths) */
+  COOP_INPUT_LTOIR = 2,
+  COOP_INPUT_PTX = 3,
+  COOP_INPUT_CUBIN = 4,
+  COOP_INPUT_FATBIN = 5,
+  COOP_INPUT_LIBRARY = 6, /* an nvcc -lib archive */
+  COOP_INPUT_BUNDLE = 7   /* an extra bundle, by its manifest path: added whole */
+} coop_input_kind;
+
+/* Creates a linker. catalog may be NULL (only extra bundles and on-demand generation). Options, as
+ * strings in the style of nvJitLink:
+ *   -arch=sm_XX        target (default: the current GPU's; COOP_ERROR_DRIVER when there is none)
+ *   -lineinfo          line information in the output
+ *   -ptx               also produce the linked PTX (coop_linker_get_ptx)
+ *   -cache=0|1         the disk cache (default 1); -cache-dir=PATH overrides COOPLINK_CACHE
+ *   -generate=0|1      generate symbols missing from the catalog on demand (default 1)
+ *   -Xnvrtc=OPT        pass OPT to NVRTC (CUDA inputs); -Xnvjitlink=OPT pass OPT to nvJitLink
+ *   -I<dir>            include folder for CUDA inputs (the catalog folder is always one)
+ * Returns COOP_SUCCESS, COOP_ERROR_INVALID_VALUE (unknown or malformed option, named in the log),
+ * COOP_ERROR_DRIVER (no arch given and no GPU), COOP_ERROR_CACHE (cache folder not writable),
+ * COOP_ERROR_OUT_OF_MEMORY. On failure other than OOM a handle is still returned so that its log can
+ * be read; destroy it. */
+COOP_API coop_result coop_linker_create(coop_linker **linker, const coop_catalog *catalog, unsigned n_options,
+                                        const char *const *options);
+
+/* Destroys *linker and sets it to NULL; NULL is a no-op. */
+COOP_API coop_result coop_linker_destroy(coop_linker **linker);
+
+/* Adds an input from memory (copied). name appears in messages. COOP_INPUT_AUTO is refused here
+ * (COOP_ERROR_INVALID_VALUE); so is COOP_INPUT_BUNDLE (use coop_linker_add_file). Returns
+ * COOP_SUCCESS, COOP_ERROR_INVALID_VALUE, COOP_ERROR_STATE (already completed), COOP_ERROR_OUT_OF_MEMORY. */
+COOP_API coop_result coop_linker_add_data(coop_linker *linker, coop_input_kind kind, const void *data, size_t size,
+                                          const char *name);
+
+/* Adds an input file (read now). Also COOP_ERROR_IO (unreadable), COOP_ERROR_INPUT (unknown extension
+ * with COOP_INPUT_AUTO), and for bundles the coop_catalog_open codes. */
+COOP_API coop_result coop_linker_add_file(coop_linker *linker, coop_input_kind kind, const char *path);
+
+/* Links: compiles CUDA inputs, finds the coop_ symbols they need, adds the bundles defining them
+ * (verifying payload hashes and arch coverage), links with nvJitLink -lto -optimize-unused-variables,
+ * and reads/writes the cache. Returns COOP_SUCCESS, COOP_ERROR_NVRTC, COOP_ERROR_NVJITLINK,
+ * COOP_ERROR_SYMBOL_MISSING (the log lists every missing symbol), COOP_ERROR_BUNDLE_HASH,
+ * COOP_ERROR_BUNDLE_ARCH, COOP_ERROR_TOOLKIT, COOP_ERROR_CACHE, COOP_ERROR_SPEC_INVALID (a missing
+ * symbol that is not a valid cooplink name, with generation on), COOP_ERROR_STATE (called twice or no
+ * inputs), COOP_ERROR_OUT_OF_MEMORY. */
+COOP_API coop_result coop_linker_complete(coop_linker *linker);
+
+/* The linked cubin / PTX (PTX only with -ptx); valid after a successful complete, owned by the handle. */
+COOP_API coop_result coop_linker_get_cubin(const coop_linker *linker, const void **cubin, size_t *size);
+COOP_API coop_result coop_linker_get_ptx(const coop_linker *linker, const char **ptx, size_t *size);
+
+/* What the link did. */
+typedef struct coop_link_info {
+  double seconds;           /* wall time of coop_linker_complete */
+  int cache_hit;            /* 1 when the result came from the cache */
+  size_t n_bundles;         /* bundles added (catalog, generated and extra) */
+  size_t n_generated;       /* symbols generated on demand */
+} coop_link_info;
+COOP_API coop_result coop_linker_get_info(const coop_linker *linker, coop_link_info *info);
+
+/* Name of the i-th added bundle (0 <= i < n_bundles); owned by the handle. */
+COOP_API coop_result coop_linker_get_bundle(const coop_linker *linker, size_t i, const char **name);
+
+/* The log: cooplink's messages, then NVRTC's and nvJitLink's logs (info and errors) of the last call.
+ * Size includes the terminating NUL. */
+COOP_API coop_result coop_linker_get_log_size(const coop_linker *linker, size_t *size);
+COOP_API coop_result coop_linker_get_log(const coop_linker *linker, char *log);
+
+/* ---------------------------------------------------------------- driver */
+
+typedef struct coop_module coop_module;
+
+/* 1 if a CUDA driver and a GPU are usable; else 0 with a reason in why (may be NULL). */
+COOP_API int coop_driver_available(char *why, size_t why_size);
+
+/* The compute capability of device 0 as major*10+minor (e.g. 90), or COOP_ERROR_DRIVER. */
+COOP_API coop_result coop_device_arch(int *arch);
+
+/* Loads a cubin into the primary context of device 0. Returns COOP_SUCCESS or COOP_ERROR_DRIVER
+ * (message in *errlog when not NULL; free() it). */
+COOP_API coop_result coop_module_load(coop_module **module, const void *cubin, char **errlog);
+
+/* Launches kernel with the given grid, block, dynamic shared memory and parameters (as for
+ * cuLaunchKernel) on the default stream and waits for it. COOP_ERROR_DRIVER with a message in *errlog. */
+COOP_API coop_result coop_module_launch(coop_module *module, const char *kernel, const unsigned grid[3],
+                                        const unsigned block[3], unsigned shared_bytes, void **params, char **errlog);
+
+/* Kernel resources: registers per thread and local (stack) bytes per thread. */
+COOP_API coop_result coop_module_get_resources(coop_module *module, const char *kernel, int *registers,
+                                               int *local_bytes);
+
+/* Device memory helpers for examples and tests. */
+COOP_API coop_result coop_device_alloc(unsigned long long *ptr, size_t bytes);
+COOP_API coop_result coop_device_free(unsigned long long ptr);
+COOP_API coop_result coop_device_upload(unsigned long long dst, const void *src, size_t bytes);
+COOP_API coop_result coop_device_download(void *dst, unsigned long long src, size_t bytes);
+/* Times a launch with device events: milliseconds of the kernel alone. */
+COOP_API coop_result coop_module_time(coop_module *module, const char *kernel, const unsigned grid[3],
+                                      const unsigned block[3], unsigned shared_bytes, void **params, float *ms);
+
+COOP_API coop_result coop_module_unload(coop_module **module);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

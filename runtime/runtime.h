@@ -1,0 +1,65 @@
+/* libcooplink runtime internals. */
+#ifndef COOP_RUNTIME_H
+#define COOP_RUNTIME_H
+
+#include "../common/common.h"
+#include <cooplink/cooplink.h>
+
+typedef struct coop__payload {
+  int arch;
+  char *file; /* plain name inside the bundle's folder */
+  char sha256[65];
+  size_t bytes;
+} coop__payload;
+
+typedef struct coop__bundle {
+  char *name;
+  char *dir;
+  char *manifest;
+  char manifest_sha256[65];
+  coop__payload payloads[32];
+  int n_payloads;
+  char **symbols;
+  size_t n_symbols;
+} coop__bundle;
+
+typedef struct coop__sym {
+  const char *name;
+  size_t bundle;
+} coop__sym;
+
+struct coop_catalog {
+  char *dir;
+  coop__bundle *bundles;
+  size_t n_bundles;
+  coop__sym *index; /* sorted by name */
+  size_t n_index;
+  char digest[65]; /* identity of every manifest, for cache keys */
+};
+
+/* Reads and checks one manifest into b (fields owned by b). Messages go to log, naming path and field. */
+coop_result coop__bundle_load(coop__bundle *b, const char *path, coop__str *log);
+void coop__bundle_free(coop__bundle *b);
+/* The payload to link for sm_<arch>: the exact arch, else the newest below it. NULL if none. */
+const coop__payload *coop__bundle_payload(const coop__bundle *b, int arch);
+/* Reads the payload and checks size and hash. *data is malloc'd. */
+coop_result coop__bundle_read_payload(const coop__bundle *b, const coop__payload *p, char **data, size_t *size,
+                                      coop__str *log);
+/* nvJitLink's version. */
+coop_result coop__nvjitlink_version(int *major, int *minor);
+
+/* The cache: entries under <dir>/links, keyed by a hex digest. */
+typedef struct coop__cache_entry {
+  char *cubin, *ptx, *info, *bundles;
+  size_t cubin_size, ptx_size, info_size, bundles_size;
+} coop__cache_entry;
+/* 1 on a hit (entry filled), 0 on a miss; a corrupt or truncated entry is removed and is a miss. */
+int coop__cache_get(const char *dir, const char *key, coop__cache_entry *e);
+/* Stores atomically and evicts the least recently used entries above max_bytes. */
+coop_result coop__cache_put(const char *dir, const char *key, const coop__cache_entry *e, unsigned long long max_bytes);
+void coop__cache_entry_free(coop__cache_entry *e);
+/* The default cache folder ($COOPLINK_CACHE, $XDG_CACHE_HOME/cooplink, ~/.cache/cooplink); malloc'd. */
+char *coop__cache_default_dir(void);
+unsigned long long coop__cache_max_bytes(void);
+
+#endif
