@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# The main job: set-up and build, generate the default catalog, link the segmented-reduction example
+# against it with the zero-overhead proof, and where a GPU exists run and verify it.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash packaging/build.sh
+arch=$(build/cooplink device 2>/dev/null || echo sm_90)
+echo "== default catalog (catalog/default.json) for $arch"
+build/coopgen --spec catalog/default.json --arch "$arch" -o build/catalog
+echo "== link examples/segreduce/segreduce.cu"
+build/cooplink link --arch "$arch" --catalog build/catalog --cache-dir build/cache --verbose \
+  examples/segreduce/segreduce.cu -o build/segreduce.cubin --ptx build/segreduce.ptx
+if grep -qE '^\s*\.func|^\s*call' build/segreduce.ptx; then
+  echo "main: the linked PTX still has a function or a call" >&2
+  exit 1
+fi
+echo "zero overhead: the linked PTX has no .func and no call; see the stack frame and spills above"
+echo "== run"
+build/examples/segreduce_run --catalog build/catalog

@@ -1,0 +1,240 @@
+/* cooplink: the runtime's command line. */
+#include <cooplink/cooplink.h>
+#include <cooplink/version.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static const char usage[] =
+  "usage: cooplink link [--arch sm_XX] [--catalog DIR] [--no-cache] [--cache-dir DIR] [--no-generate]\n"
+  "                     [-I DIR] [--lineinfo] [-Xnvrtc OPT] [-Xnvjitlink OPT] [--verbose]\n"
+  "                     INPUT... -o OUT.cubin [--ptx OUT.ptx]\n"
+  "       cooplink catalog [--catalog DIR]     bundles and symbols of a catalog\n"
+  "       cooplink device                      the GPU's arch (sm_XX), exit 1 without one\n"
+  "       cooplink --version\n"
+  "INPUT: .cu (compiled with NVRTC), .ltoir, .ptx, .cubin, .fatbin, .a (nvcc -lib) or a bundle's .json.\n"
+  "The coop_ symbols the inputs need are found and only the bundles defining them are linked; a\n"
+  "symbol in no bundle is generated on demand (unless --no-generate). --arch defaults to the GPU's.\n";
+
+static int write_file(const char *path, const void *data, size_t size)
+{
+  size_t n = strlen(path) + 16;
+  char *tmp = malloc(n);
+  snprintf(tmp, n, "%s.tmp%d", path, (int)getpid());
+  FILE *f = fopen(tmp, "wb");
+  int ok = f && fwrite(data, 1, size, f) == size;
+  if (f && fclose(f) != 0) ok = 0;
+  if (ok && rename(tmp, path) != 0) ok = 0;
+  if (!ok) {
+    unlink(tmp);
+    fprintf(stderr, "cooplink: cannot write %s\n", path);
+  }
+  free(tmp);
+  return ok;
+}
+
+static void print_lines(const char *prefix, const char *text)
+{
+  const char *p = text;
+  while (p && *p) {
+    const char *e = strchr(p, '\n');
+    int n = e ? (int)(e - p) : (int)strlen(p);
+    if (n) fprintf(stderr, "%s%.*s\n", prefix, n, p);
+    p = e ? e + 1 : NULL;
+  }
+}
+
+/* Kernel resources from nvJitLink's -verbose log (ptxas lines). */
+static void print_kernels(const char *log)
+{
+  const char *mark = "Function properties for ";
+  for (const char *p = log; (p = strstr(p, mark)); ) {
+    p += strlen(mark);
+    const char *e = strchr(p, '\n');
+    if (!e) break;
+    char name[256];
+    snprintf(name, sizeof name, "%.*s", (int)(e - p), p);
+    const char *frame = strstr(e, "bytes stack frame");
+    const char *regs = strstr(e, "Used ");
+    const char *next = strstr(e, mark);
+    long stack = -1, st = -1, ld = -1, r = -1;
+    if (frame && (!next || frame < next)) {
+      const char *ls = frame;
+      while (ls > e && ls[-1] != '\n') --ls;
+      const char *dot = strchr(ls, '.');
+      if (dot) sscanf(dot + 1, " %ld bytes stack frame, %ld bytes spill stores, %ld bytes spill loads", &stack, &st, &ld);
+    }
+    if (regs && (!next || regs < next)) sscanf(regs, "Used %ld registers", &r);
+    printf("cooplink: kernel %s: %ld registers, %ld bytes stack frame, %ld bytes spill stores, %ld bytes spill loads\n",
+           name, r, stack, st, ld);
+    p = e;
+  }
+}
+
+static int open_catalog(const char *dir, int required, coop_catalog **cat)
+{
+  char *err = NULL;
+  coop_result rc = coop_catalog_open(cat, dir, &err);
+  if (rc == COOP_ERROR_IO && !required) { /* no catalog at the default place: links can still generate */
+    free(err);
+    *cat = NULL;
+    return 1;
+  }
+  if (rc) {
+    print_lines("cooplink: ", err);
+    fprintf(stderr, "cooplink: %s\n", coop_result_name(rc));
+    free(err);
+    return 0;
+  }
+  return 1;
+}
+
+static int cmd_link(int argc, char **argv)
+{
+  const char *catalog_dir = NULL, *out = NULL, *ptx_out = NULL;
+  const char *opts[256];
+  unsigned n_opts = 0;
+  const char *inputs[256];
+  int n_inputs = 0, verbose = 0;
+  char *owned[256];
+  int n_owned = 0;
+#define OPT(s) (opts[n_opts++] = (s))
+#define OWN(fmt, v)                                         \
+  do {                                                      \
+    const char *v_ = (v);                                   \
+    size_t n_ = strlen(fmt) + strlen(v_) + 1;               \
+    char *s_ = malloc(n_);                                  \
+    snprintf(s_, n_, fmt, v_);                              \
+    owned[n_owned++] = s_;                                  \
+    OPT(s_);                                                \
+  } while (0)
+  for (int i = 0; i < argc; ++i) {
+    const char *a = argv[i];
+    int has = i + 1 < argc;
+    if (n_opts > 240 || n_owned > 240 || n_inputs > 250) {
+      fprintf(stderr, "cooplink: too many arguments\n");
+      return 2;
+    }
+    if (!strcmp(a, "--arch") && has) OWN("-arch=%s", argv[++i]);
+    else if (!strcmp(a, "--catalog") && has) catalog_dir = argv[++i];
+    else if (!strcmp(a, "--no-cache")) OPT("-cache=0");
+    else if (!strcmp(a, "--cache-dir") && has) OWN("-cache-dir=%s", argv[++i]);
+    else if (!strcmp(a, "--no-generate")) OPT("-generate=0");
+    else if (!strcmp(a, "-I") && has) OWN("-I%s", argv[++i]);
+    else if (!strncmp(a, "-I", 2) && a[2]) OPT(a);
+    else if (!strcmp(a, "--lineinfo")) OPT("-lineinfo");
+    else if (!strcmp(a, "-Xnvrtc") && has) OWN("-Xnvrtc=%s", argv[++i]);
+    else if (!strcmp(a, "-Xnvjitlink") && has) OWN("-Xnvjitlink=%s", argv[++i]);
+    else if (!strcmp(a, "--verbose") || !strcmp(a, "-v")) verbose = 1;
+    else if (!strcmp(a, "-o") && has) out = argv[++i];
+    else if (!strcmp(a, "--ptx") && has) {
+      ptx_out = argv[++i];
+      OPT("-ptx");
+    } else if (a[0] == '-') {
+      fprintf(stderr, "cooplink: unknown or incomplete option '%s'\n%s", a, usage);
+      return 2;
+    } else inputs[n_inputs++] = a;
+  }
+  if (!out || n_inputs == 0) {
+    fprintf(stderr, "cooplink: link needs at least one INPUT and -o OUT.cubin\n%s", usage);
+    return 2;
+  }
+  int status = 1;
+  coop_catalog *cat = NULL;
+  coop_linker *l = NULL;
+  if (!open_catalog(catalog_dir, catalog_dir != NULL, &cat)) goto done;
+  if (verbose) {
+    size_t nb = 0, ns = 0;
+    if (cat) coop_catalog_get_counts(cat, &nb, &ns);
+    printf("cooplink: catalog: %zu bundles, %zu symbols\n", nb, ns);
+  }
+  coop_result rc = coop_linker_create(&l, cat, n_opts, opts);
+  for (int i = 0; !rc && i < n_inputs; ++i) rc = coop_linker_add_file(l, COOP_INPUT_AUTO, inputs[i]);
+  if (!rc) rc = coop_linker_complete(l);
+  if (rc) {
+    size_t n = 0;
+    if (l && coop_linker_get_log_size(l, &n) == COOP_SUCCESS) {
+      char *log = malloc(n);
+      if (log && coop_linker_get_log(l, log) == COOP_SUCCESS) print_lines("cooplink: ", log);
+      free(log);
+    }
+    fprintf(stderr, "cooplink: link failed: %s (%s)\n", coop_result_name(rc), coop_result_string(rc));
+    goto done;
+  }
+  const void *cubin;
+  size_t size;
+  if (coop_linker_get_cubin(l, &cubin, &size) || !write_file(out, cubin, size)) goto done;
+  if (ptx_out) {
+    const char *ptx;
+    if (coop_linker_get_ptx(l, &ptx, &size) || !write_file(ptx_out, ptx, size)) goto done;
+  }
+  if (verbose) {
+    coop_link_info info;
+    coop_linker_get_info(l, &info);
+    printf("cooplink: bundles added (%zu):", info.n_bundles);
+    for (size_t i = 0; i < info.n_bundles; ++i) {
+      const char *name;
+      if (coop_linker_get_bundle(l, i, &name) == COOP_SUCCESS) printf(" %s", name);
+    }
+    printf("\ncooplink: link time: %.1f ms (%s)%s\n", info.seconds * 1e3, info.cache_hit ? "cache hit" : "cache miss",
+           info.n_generated ? ", symbols generated on demand" : "");
+    size_t n = 0;
+    coop_linker_get_log_size(l, &n);
+    char *log = malloc(n);
+    if (log && coop_linker_get_log(l, log) == COOP_SUCCESS) print_kernels(log);
+    free(log);
+  }
+  status = 0;
+done:
+  coop_linker_destroy(&l);
+  coop_catalog_close(&cat);
+  for (int i = 0; i < n_owned; ++i) free(owned[i]);
+  return status;
+}
+
+static int cmd_catalog(int argc, char **argv)
+{
+  const char *dir = NULL;
+  for (int i = 0; i < argc; ++i) {
+    if (!strcmp(argv[i], "--catalog") && i + 1 < argc) dir = argv[++i];
+    else {
+      fprintf(stderr, "cooplink: unknown option '%s'\n%s", argv[i], usage);
+      return 2;
+    }
+  }
+  coop_catalog *cat = NULL;
+  if (!open_catalog(dir, 1, &cat)) return 1;
+  size_t nb, ns;
+  coop_catalog_get_counts(cat, &nb, &ns);
+  printf("%zu bundles, %zu symbols\n", nb, ns);
+  coop_catalog_close(&cat);
+  return 0;
+}
+
+int main(int argc, char **argv)
+{
+  if (argc >= 2 && !strcmp(argv[1], "link")) return cmd_link(argc - 2, argv + 2);
+  if (argc >= 2 && !strcmp(argv[1], "catalog")) return cmd_catalog(argc - 2, argv + 2);
+  if (argc == 2 && !strcmp(argv[1], "device")) {
+    int arch;
+    if (coop_device_arch(&arch) != COOP_SUCCESS) {
+      char why[256] = "";
+      coop_driver_available(why, sizeof why);
+      fprintf(stderr, "cooplink: no GPU: %s\n", why);
+      return 1;
+    }
+    printf("sm_%d\n", arch);
+    return 0;
+  }
+  if (argc == 2 && !strcmp(argv[1], "--version")) {
+    printf("cooplink %s\n", coop_version_string());
+    return 0;
+  }
+  if (argc == 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+    fputs(usage, stdout);
+    return 0;
+  }
+  fputs(usage, stderr);
+  return 2;
+}
