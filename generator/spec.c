@@ -730,7 +730,7 @@ coop_result coop_gen_add_symbol(coop_gen *gen, const char *symbol)
       if (n <= al + 1 || symbol[n - al - 1] != '_' || strcmp(symbol + n - al, algo) != 0) continue;
       /* ..._<type>_t<geom>_i<N>_<algo> */
       char body[160];
-      snprintf(body, sizeof body, "%.*s", (int)(n - al - 1), symbol + strlen(prefix));
+      snprintf(body, sizeof body, "%.*s", (int)(n - al - 1 - strlen(prefix)), symbol + strlen(prefix));
       char *items = strrchr(body, '_');
       if (!items || items[1] != 'i') continue;
       *items = 0;

@@ -392,6 +392,8 @@ static coop_result jl_run(coop_linker *l, int only_kind, const blob *extra, size
   snprintf(a, sizeof a, "-arch=sm_%d", l->arch);
   int ok = sl_add(&o, a) && sl_add(&o, "-lto") && sl_add(&o, "-optimize-unused-variables") && sl_add(&o, "-verbose");
   if (ptx) ok &= sl_add(&o, "-ptx");
+  /* Discovery only needs the .extern declarations, which -O0 keeps: 1.1 ms instead of 4-7 ms. */
+  if (ptx && only_kind) ok &= sl_add(&o, "-O0");
   if (l->lineinfo) ok &= sl_add(&o, "-lineinfo");
   for (size_t i = 0; i < l->link_opts.n; ++i) ok &= sl_add(&o, l->link_opts.v[i]);
   if (!ok) {

@@ -1,0 +1,367 @@
+/* The linker: every error path with its exact code, auto-resolution, on-demand generation, inputs of
+ * every kind, and the cooplink command line. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../support/lto.h"
+#include "kernels.h"
+#include "rt_util.h"
+#include "util.h"
+
+static const char *const AB[] = {"fixture_a", "fixture_b", NULL};
+
+static coop_catalog *open_ab(char **dir)
+{
+  *dir = coopt_catalog_with(AB);
+  coop_catalog *cat = NULL;
+  char *err = NULL;
+  cr_assert_eq(coop_catalog_open(&cat, *dir, &err), COOP_SUCCESS, "%s", err);
+  return cat;
+}
+
+static void expect_log(const coop_linker *l, const char *message)
+{
+  char *log = coopt_linker_log(l);
+  cr_assert_str_eq(log, message);
+  free(log);
+}
+
+Test(linker, bad_option)
+{
+  coop_linker *l = NULL;
+  const char *opts[] = {"-arch=sm_90", "-bogus"};
+  cr_assert_eq(coop_linker_create(&l, NULL, 2, opts), COOP_ERROR_INVALID_VALUE);
+  expect_log(l, "option '-bogus' is unknown or malformed\n");
+  coop_linker_destroy(&l);
+  const char *opts2[] = {"-arch=compute_90"};
+  cr_assert_eq(coop_linker_create(&l, NULL, 1, opts2), COOP_ERROR_INVALID_VALUE);
+  expect_log(l, "option '-arch=compute_90' is unknown or malformed\n");
+  coop_linker_destroy(&l);
+  cr_assert_null(l);
+}
+
+Test(linker, no_arch_without_gpu)
+{
+  char why[256];
+  if (coop_driver_available(why, sizeof why)) cr_skip_test("a GPU is present: the arch comes from it");
+  coop_linker *l = NULL;
+  cr_assert_eq(coop_linker_create(&l, NULL, 0, NULL), COOP_ERROR_DRIVER);
+  expect_log(l, "no -arch given and no GPU to take it from\n");
+  coop_linker_destroy(&l);
+}
+
+Test(linker, unwritable_cache)
+{
+  coop_linker *l = NULL;
+  const char *opts[] = {"-arch=sm_90", "-cache-dir=/dev/null/cache"};
+  cr_assert_eq(coop_linker_create(&l, NULL, 2, opts), COOP_ERROR_CACHE);
+  expect_log(l, "/dev/null/cache: the cache folder cannot be created or written (use -cache=0, -cache-dir= or "
+                "COOPLINK_CACHE)\n");
+  coop_linker_destroy(&l);
+}
+
+Test(linker, input_errors_and_state)
+{
+  coop_linker *l = NULL;
+  const char *opts[] = {"-arch=sm_90", "-cache=0"};
+  cr_assert_eq(coop_linker_create(&l, NULL, 2, opts), COOP_SUCCESS);
+  cr_assert_eq(coop_linker_add_file(l, COOP_INPUT_AUTO, "kernel.txt"), COOP_ERROR_INPUT);
+  expect_log(l, "kernel.txt: unknown input kind (expected .cu .ltoir .ptx .cubin .fatbin .a or a bundle .json)\n");
+  cr_assert_eq(coop_linker_add_file(l, COOP_INPUT_AUTO, "/nonexistent/k.ltoir"), COOP_ERROR_IO);
+  expect_log(l, "/nonexistent/k.ltoir: cannot read the input\n");
+  cr_assert_eq(coop_linker_add_data(l, COOP_INPUT_AUTO, "x", 1, "x"), COOP_ERROR_INVALID_VALUE);
+  cr_assert_eq(coop_linker_add_data(l, COOP_INPUT_BUNDLE, "x", 1, "x"), COOP_ERROR_INVALID_VALUE);
+  cr_assert_eq(coop_linker_complete(l), COOP_ERROR_STATE);
+  expect_log(l, "no inputs to link\n");
+  const void *cubin;
+  size_t size;
+  cr_assert_eq(coop_linker_get_cubin(l, &cubin, &size), COOP_ERROR_STATE);
+  coop_linker_destroy(&l);
+  cr_assert_eq(coop_linker_destroy(&l), COOP_SUCCESS);
+  cr_assert_eq(coop_linker_complete(NULL), COOP_ERROR_INVALID_VALUE);
+}
+
+static int count_calls(const char *ptx)
+{
+  int n = 0;
+  for (const char *p = ptx; (p = strstr(p, "call")); p += 4) {
+    const char *q = p;
+    while (q > ptx && (q[-1] == ' ' || q[-1] == '\t')) --q;
+    if (q == ptx || q[-1] == '\n') ++n;
+  }
+  return n;
+}
+
+Test(linker, auto_resolution_adds_only_needed_bundles)
+{
+  char *dir;
+  coop_catalog *cat = open_ab(&dir);
+  void *ir;
+  size_t size;
+  const char *opts[] = {"-arch=sm_90", "-cache=0", "-ptx"};
+  coopt_kernel_ltoir(K_REDUCE, 90, &ir, &size);
+  coop_linker *l = NULL;
+  cr_assert_eq(coopt_link_ltoir(cat, opts, 3, ir, size, &l), COOP_SUCCESS, "%s", coopt_linker_log(l));
+  coop_link_info info;
+  cr_assert_eq(coop_linker_get_info(l, &info), COOP_SUCCESS);
+  cr_assert_eq(info.n_bundles, 1);
+  cr_assert_eq(info.cache_hit, 0);
+  const char *name;
+  cr_assert_eq(coop_linker_get_bundle(l, 0, &name), COOP_SUCCESS);
+  cr_assert_str_eq(name, "fixture_a");
+  const char *ptx;
+  size_t ptx_size;
+  cr_assert_eq(coop_linker_get_ptx(l, &ptx, &ptx_size), COOP_SUCCESS);
+  cr_assert_null(strstr(ptx, ".func"));
+  cr_assert_eq(count_calls(ptx), 0);
+  const void *cubin;
+  size_t cubin_size;
+  cr_assert_eq(coop_linker_get_cubin(l, &cubin, &cubin_size), COOP_SUCCESS);
+  cr_assert(cubin_size > 64 && memcmp(cubin, "\177ELF", 4) == 0);
+  coop_linker_destroy(&l);
+  free(ir);
+  coopt_kernel_ltoir(K_BOTH, 90, &ir, &size);
+  cr_assert_eq(coopt_link_ltoir(cat, opts, 3, ir, size, &l), COOP_SUCCESS, "%s", coopt_linker_log(l));
+  coop_linker_get_info(l, &info);
+  cr_assert_eq(info.n_bundles, 2);
+  coop_linker_destroy(&l);
+  free(ir);
+  coop_catalog_close(&cat);
+  free(dir);
+}
+
+Test(linker, missing_symbols_listed_when_generation_is_off)
+{
+  char *dir;
+  coop_catalog *cat = open_ab(&dir);
+  void *ir;
+  size_t size;
+  coopt_kernel_ltoir(K_MISSING, 90, &ir, &size);
+  const char *opts[] = {"-arch=sm_90", "-cache=0", "-generate=0"};
+  coop_linker *l = NULL;
+  cr_assert_eq(coopt_link_ltoir(cat, opts, 3, ir, size, &l), COOP_ERROR_SYMBOL_MISSING);
+  char *log = coopt_linker_log(l);
+  cr_assert_not_null(strstr(log, "2 symbols are in no bundle of the catalog (on-demand generation is off):\n"
+                                 "  coop_block_reduce_max_f64_t64_i2_raking\n"
+                                 "  coop_block_exclusive_scan_sum_u8_t64_i1_raking\n"),
+                     "%s", log);
+  free(log);
+  coop_linker_destroy(&l);
+  free(ir);
+  coop_catalog_close(&cat);
+  free(dir);
+}
+
+Test(linker, on_demand_generation_and_reuse, .timeout = 300)
+{
+  char *dir;
+  coop_catalog *cat = open_ab(&dir);
+  char *cache = coopt_tmpdir();
+  char *cdir = coopt_fmt("-cache-dir=%s", cache);
+  void *ir;
+  size_t size;
+  coopt_kernel_ltoir(K_MISSING, 90, &ir, &size);
+  const char *opts[] = {"-arch=sm_90", cdir, "-ptx"};
+  coop_linker *l = NULL;
+  cr_assert_eq(coopt_link_ltoir(cat, opts, 3, ir, size, &l), COOP_SUCCESS, "%s", coopt_linker_log(l));
+  coop_link_info info;
+  coop_linker_get_info(l, &info);
+  cr_assert_eq(info.n_generated, 2);
+  cr_assert_eq(info.n_bundles, 1);
+  const char *name, *ptx;
+  size_t n;
+  coop_linker_get_bundle(l, 0, &name);
+  cr_assert(strncmp(name, "ondemand_", 9) == 0, "%s", name);
+  cr_assert_eq(coop_linker_get_ptx(l, &ptx, &n), COOP_SUCCESS);
+  cr_assert_null(strstr(ptx, ".func"));
+  coop_linker_destroy(&l);
+  /* A different link (lineinfo) misses the link cache but finds the generated bundle. */
+  const char *opts2[] = {"-arch=sm_90", cdir, "-lineinfo"};
+  cr_assert_eq(coopt_link_ltoir(cat, opts2, 3, ir, size, &l), COOP_SUCCESS, "%s", coopt_linker_log(l));
+  coop_linker_get_info(l, &info);
+  cr_assert_eq(info.n_generated, 0);
+  cr_assert_eq(info.cache_hit, 0);
+  cr_assert_eq(info.n_bundles, 1);
+  coop_linker_destroy(&l);
+  free(ir);
+  free(cdir);
+  free(cache);
+  coop_catalog_close(&cat);
+  free(dir);
+}
+
+Test(linker, not_a_cooplink_symbol)
+{
+  void *ir;
+  size_t size;
+  coopt_kernel_ltoir(K_BOGUS, 90, &ir, &size);
+  const char *opts[] = {"-arch=sm_90", "-cache=0"};
+  coop_linker *l = NULL;
+  cr_assert_eq(coopt_link_ltoir(NULL, opts, 2, ir, size, &l), COOP_ERROR_SPEC_INVALID);
+  char *log = coopt_linker_log(l);
+  cr_assert_not_null(strstr(log, "coop_block_reduce_avg_f32_t128_i4_raking: not a symbol cooplink can generate"), "%s",
+                     log);
+  free(log);
+  coop_linker_destroy(&l);
+  free(ir);
+}
+
+Test(linker, nvrtc_error_is_reported)
+{
+  const char *opts[] = {"-arch=sm_90", "-cache=0"};
+  coop_linker *l = NULL;
+  cr_assert_eq(coop_linker_create(&l, NULL, 2, opts), COOP_SUCCESS);
+  const char *src = "this is not CUDA\n";
+  cr_assert_eq(coop_linker_add_data(l, COOP_INPUT_CUDA, src, strlen(src), "bad.cu"), COOP_SUCCESS);
+  cr_assert_eq(coop_linker_complete(l), COOP_ERROR_NVRTC);
+  char *log = coopt_linker_log(l);
+  cr_assert_not_null(strstr(log, "NVRTC log (bad.cu):\nbad.cu(1): error"), "%s", log);
+  cr_assert_not_null(strstr(log, "bad.cu: NVRTC failed: NVRTC_ERROR_COMPILATION\n"), "%s", log);
+  free(log);
+  cr_assert_eq(coop_linker_complete(l), COOP_ERROR_STATE);
+  coop_linker_destroy(&l);
+}
+
+Test(linker, arch_coverage)
+{
+  char *dir;
+  coop_catalog *cat = open_ab(&dir);
+  void *ir;
+  size_t size;
+  coopt_kernel_ltoir(K_BOTH, 80, &ir, &size);
+  const char *opts[] = {"-arch=sm_80", "-cache=0"};
+  coop_linker *l = NULL;
+  cr_assert_eq(coopt_link_ltoir(cat, opts, 2, ir, size, &l), COOP_ERROR_BUNDLE_ARCH);
+  char *msg = coopt_fmt("%s/fixture_b.json: archs: no payload at or below sm_80 (the bundle has sm_90)\n", dir);
+  expect_log(l, msg);
+  free(msg);
+  coop_linker_destroy(&l);
+  free(ir);
+  /* sm_90 IR links for sm_100 */
+  coopt_kernel_ltoir(K_BOTH, 100, &ir, &size);
+  const char *opts2[] = {"-arch=sm_100", "-cache=0"};
+  cr_assert_eq(coopt_link_ltoir(cat, opts2, 2, ir, size, &l), COOP_SUCCESS, "%s", coopt_linker_log(l));
+  coop_linker_destroy(&l);
+  free(ir);
+  coop_catalog_close(&cat);
+  free(dir);
+}
+
+Test(linker, tampered_payload_rejected)
+{
+  char *dir;
+  coop_catalog *cat = open_ab(&dir);
+  char *p = coopt_fmt("%s/fixture_a.sm_90.ltoir", dir);
+  FILE *f = fopen(p, "r+b");
+  fseek(f, 200, SEEK_SET);
+  int c = fgetc(f);
+  fseek(f, 200, SEEK_SET);
+  fputc(c ^ 0x5a, f);
+  fclose(f);
+  void *ir;
+  size_t size;
+  coopt_kernel_ltoir(K_REDUCE, 90, &ir, &size);
+  const char *opts[] = {"-arch=sm_90", "-cache=0"};
+  coop_linker *l = NULL;
+  cr_assert_eq(coopt_link_ltoir(cat, opts, 2, ir, size, &l), COOP_ERROR_BUNDLE_HASH);
+  char *log = coopt_linker_log(l);
+  char *head = coopt_fmt("%s: payload sha256 ", p);
+  cr_assert(strncmp(log, head, strlen(head)) == 0, "%s", log);
+  cr_assert_not_null(strstr(log, "does not match the manifest"));
+  free(head);
+  free(log);
+  coop_linker_destroy(&l);
+  free(ir);
+  free(p);
+  coop_catalog_close(&cat);
+  free(dir);
+}
+
+Test(linker, ptx_cubin_fatbin_and_archive_inputs, .timeout = 600)
+{
+  char *dir;
+  coop_catalog *cat = open_ab(&dir);
+  char *work = coopt_tmpdir();
+  char *cu = coopt_fmt("%s/k.cu", work);
+  FILE *f = fopen(cu, "w");
+  fputs(K_REDUCE, f);
+  fclose(f);
+  char *cmd = coopt_fmt("cd %s && %s/bin/nvcc -cubin -rdc=true -arch=sm_90 -o k.cubin k.cu && "
+                        "%s/bin/nvcc -fatbin -rdc=true -gencode arch=compute_90,code=lto_90 -o k.fatbin k.cu && "
+                        "%s/bin/nvcc -lib -rdc=true -gencode arch=compute_90,code=lto_90 -o k.a k.cu && "
+                        "%s/bin/nvcc -ptx -rdc=true -arch=sm_90 -o k.ptx k.cu 2>&1",
+                        work, COOP_CUDA_ROOT, COOP_CUDA_ROOT, COOP_CUDA_ROOT, COOP_CUDA_ROOT);
+  char *out = NULL;
+  cr_assert_eq(coopt_run(cmd, &out), 0, "%s", out);
+  static const char *kinds[] = {"k.ptx", "k.cubin", "k.fatbin", "k.a"};
+  for (int i = 0; i < 4; ++i) {
+    const char *opts[] = {"-arch=sm_90", "-cache=0"};
+    coop_linker *l = NULL;
+    cr_assert_eq(coop_linker_create(&l, cat, 2, opts), COOP_SUCCESS);
+    char *path = coopt_fmt("%s/%s", work, kinds[i]);
+    cr_assert_eq(coop_linker_add_file(l, COOP_INPUT_AUTO, path), COOP_SUCCESS, "%s", kinds[i]);
+    cr_assert_eq(coop_linker_complete(l), COOP_SUCCESS, "%s: %s", kinds[i], coopt_linker_log(l));
+    coop_link_info info;
+    coop_linker_get_info(l, &info);
+    cr_assert_eq(info.n_bundles, 1, "%s", kinds[i]);
+    const char *name;
+    coop_linker_get_bundle(l, 0, &name);
+    cr_assert_str_eq(name, "fixture_a");
+    coop_linker_destroy(&l);
+    free(path);
+  }
+  free(out);
+  free(cmd);
+  free(cu);
+  free(work);
+  coop_catalog_close(&cat);
+  free(dir);
+}
+
+Test(linker, command_line, .timeout = 300)
+{
+  char *dir = coopt_catalog_with(AB);
+  char *work = coopt_tmpdir();
+  char *cu = coopt_fmt("%s/k.cu", work);
+  FILE *f = fopen(cu, "w");
+  fputs("#include \"fixture_a.h\"\n" K_REDUCE_BODY("k"), f);
+  fclose(f);
+  char *cmd = coopt_fmt("%s link --arch sm_90 --catalog %s --no-cache --verbose %s -o %s/k.cubin --ptx %s/k.ptx 2>&1",
+                        COOPLINK_PATH, dir, cu, work, work);
+  char *out = NULL;
+  cr_assert_eq(coopt_run(cmd, &out), 0, "%s", out);
+  cr_assert_not_null(strstr(out, "cooplink: catalog: 2 bundles, 4 symbols\ncooplink: bundles added (1): fixture_a\n"),
+                     "%s", out);
+  cr_assert_not_null(strstr(out, "cooplink: link time: "), "%s", out);
+  cr_assert_not_null(strstr(out, ", 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads\n"), "%s", out);
+  cr_assert_not_null(strstr(out, "cooplink: kernel k: "), "%s", out);
+  char *cubin = coopt_fmt("%s/k.cubin", work);
+  cr_assert(coopt_exists(cubin));
+  free(out);
+  free(cmd);
+  /* a failing link: exit 1, the reason, and no output file */
+  cmd = coopt_fmt("%s link --arch sm_90 --catalog %s --no-cache --no-generate %s -o %s/m.cubin 2>&1", COOPLINK_PATH,
+                  dir, cu, work);
+  char *cu2 = coopt_fmt("%s/m.cu", work);
+  f = fopen(cu2, "w");
+  fputs(K_MISSING, f);
+  fclose(f);
+  free(cmd);
+  cmd = coopt_fmt("%s link --arch sm_90 --catalog %s --no-cache --no-generate %s -o %s/m.cubin 2>&1", COOPLINK_PATH,
+                  dir, cu2, work);
+  cr_assert_eq(coopt_run(cmd, &out), 1, "%s", out);
+  cr_assert_not_null(strstr(out, "cooplink: link failed: COOP_ERROR_SYMBOL_MISSING"), "%s", out);
+  char *m = coopt_fmt("%s/m.cubin", work);
+  cr_assert(!coopt_exists(m));
+  free(m);
+  free(out);
+  free(cmd);
+  free(cu2);
+  free(cubin);
+  free(cu);
+  free(work);
+  free(dir);
+}
