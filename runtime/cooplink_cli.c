@@ -126,7 +126,10 @@ static int cmd_link(int argc, char **argv)
     else if (!strcmp(a, "--lineinfo")) OPT("-lineinfo");
     else if (!strcmp(a, "-Xnvrtc") && has) OWN("-Xnvrtc=%s", argv[++i]);
     else if (!strcmp(a, "-Xnvjitlink") && has) OWN("-Xnvjitlink=%s", argv[++i]);
-    else if (!strcmp(a, "--verbose") || !strcmp(a, "-v")) verbose = 1;
+    else if (!strcmp(a, "--verbose") || !strcmp(a, "-v")) {
+      verbose = 1;
+      OPT("-verbose");
+    }
     else if (!strcmp(a, "-o") && has) out = argv[++i];
     else if (!strcmp(a, "--ptx") && has) {
       ptx_out = argv[++i];

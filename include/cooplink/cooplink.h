@@ -70,6 +70,7 @@ typedef enum coop_input_kind {
  *   -arch=sm_XX        target (default: the current GPU's; COOP_ERROR_DRIVER when there is none)
  *   -lineinfo          line information in the output
  *   -ptx               also produce the linked PTX (coop_linker_get_ptx)
+ *   -verbose           keep ptxas's per-kernel report (registers, stack frame, spills) in the log
  *   -cache=0|1         the disk cache (default 1); -cache-dir=PATH overrides COOPLINK_CACHE
  *   -generate=0|1      generate symbols missing from the catalog on demand (default 1)
  *   -Xnvrtc=OPT        pass OPT to NVRTC (CUDA inputs); -Xnvjitlink=OPT pass OPT to nvJitLink
