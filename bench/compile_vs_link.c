@@ -11,49 +11,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <nvrtc.h>
-
-static double now(void);
-
-#include "../generator/gen.h"
 #include "../tests/support/lto.h"
-
-/* NVRTC -dlto of the generator's TU alone (no probe): what compiling the wrappers costs. */
-static double nvrtc_only(coop_gen *gen, int arch)
-{
-  char *src = NULL;
-  if (coop_gen_get_source(gen, &src)) return -1;
-  const char *hs[16], *hn[16];
-  for (int i = 0; i < coop__n_primitives; ++i) {
-    hs[i] = coop__primitives[i].text;
-    hn[i] = coop__primitives[i].name;
-  }
-  char a[32], i1[512], i2[512];
-  snprintf(a, sizeof a, "-arch=compute_%d", arch);
-  snprintf(i1, sizeof i1, "-I%s/include/cccl", COOP_CUDA_ROOT);
-  snprintf(i2, sizeof i2, "-I%s/include", COOP_CUDA_ROOT);
-  const char *opts[] = {"-dlto", a, i1, i2, "-std=c++17"};
-  nvrtcProgram p;
-  if (nvrtcCreateProgram(&p, src, "wrappers.cu", coop__n_primitives, hs, hn) != NVRTC_SUCCESS) return -1;
-  double t0 = now();
-  nvrtcResult r = nvrtcCompileProgram(p, 5, opts);
-  double t = now() - t0;
-  nvrtcDestroyProgram(&p);
-  free(src);
-  return r == NVRTC_SUCCESS ? t : -1;
-}
-
-static double now(void)
-{
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-static int cmp(const void *a, const void *b)
-{
-  double x = *(const double *)a, y = *(const double *)b;
-  return x < y ? -1 : x > y;
-}
+#include "bench_util.h"
 
 static const char *KERNEL =
   "#include \"bench.h\"\n"
@@ -100,14 +59,14 @@ int main(int argc, char **argv)
     if (coop_gen_create(&gen) || coop_gen_set_name(gen, "bench") || coop_gen_set_archs(gen, archs)) return 1;
     for (int g = 0; g < 4; ++g)
       if (coop_gen_add_group(gen, &groups[g])) return 1;
-    tn[r] = nvrtc_only(gen, arch);
+    tn[r] = bench_compile_wrappers(gen, arch);
     if (tn[r] < 0) {
       fprintf(stderr, "NVRTC compile of the wrappers failed\n");
       return 1;
     }
-    double t0 = now();
+    double t0 = bench_now();
     coop_result rc = coop_gen_write(gen, dir);
-    tc[r] = now() - t0;
+    tc[r] = bench_now() - t0;
     coop_gen_destroy(&gen);
     if (rc) {
       fprintf(stderr, "coop_gen_write: %s\n", coop_result_name(rc));
@@ -127,9 +86,9 @@ int main(int argc, char **argv)
     if (coopt_read(path, &bundle)) return 1;
     coopt_blob in[2] = {user, bundle};
     char *info = NULL, *error = NULL;
-    t0 = now();
+    t0 = bench_now();
     int lrc = coopt_link(arch, in, 2, 0, NULL, &cubin, &info, &error);
-    tl[r] = now() - t0;
+    tl[r] = bench_now() - t0;
     if (lrc) {
       fprintf(stderr, "nvJitLink: %s\n", error);
       return 1;
@@ -139,10 +98,7 @@ int main(int argc, char **argv)
     free(bundle.data);
     free(cubin.data);
   }
-  qsort(tc, (size_t)reps, sizeof *tc, cmp);
-  qsort(tl, (size_t)reps, sizeof *tl, cmp);
-  qsort(tn, (size_t)reps, sizeof *tn, cmp);
-  double c = tn[reps / 2], g = tc[reps / 2], l = tl[reps / 2];
+  double c = bench_median(tn, reps), g = bench_median(tc, reps), l = bench_median(tl, reps);
   printf("| what (sm_%d, median of %d) | seconds |\n|---|---|\n", arch, reps);
   printf("| compile: NVRTC -dlto of the 4 CUB wrappers | %.3f |\n", c);
   printf("| generate: coopgen's probe + compile + bundle write (coop_gen_write) | %.3f |\n", g);

@@ -10,32 +10,17 @@
  */
 #include <cooplink/coopgen.h>
 #include <cooplink/cooplink.h>
-#include <nvrtc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
-#include "../generator/gen.h"
+#include "bench_util.h"
 #include "../tests/support/lto.h"
 
-static double now(void)
-{
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-static int cmp(const void *a, const void *b)
-{
-  double x = *(const double *)a, y = *(const double *)b;
-  return x < y ? -1 : x > y;
-}
-static double median(double *v, int n)
-{
-  qsort(v, (size_t)n, sizeof *v, cmp);
-  return v[n / 2];
-}
+#define now bench_now
+#define median bench_median
 
 static int arch = 90, reps = 7, max_catalog = 10000;
 static char work[512] = "/tmp/coop_link_bench";
@@ -180,31 +165,12 @@ int main(int argc, char **argv)
   coop_gen_create(&g);
   for (int i = 0; i < 3; ++i) coop_gen_add_group(g, &CORE[i]);
   coop_gen_set_name(g, "core");
-  char *src = NULL;
-  if (coop_gen_get_source(g, &src)) DIE("source");
-  coop_gen_destroy(&g);
-  const char *hs[16], *hn[16];
-  for (int i = 0; i < coop__n_primitives; ++i) {
-    hs[i] = coop__primitives[i].text;
-    hn[i] = coop__primitives[i].name;
-  }
-  char a[32], i1[512], i2[512];
-  snprintf(a, sizeof a, "-arch=compute_%d", arch);
-  snprintf(i1, sizeof i1, "-I%s/include/cccl", COOP_CUDA_ROOT);
-  snprintf(i2, sizeof i2, "-I%s/include", COOP_CUDA_ROOT);
-  const char *nopts[] = {"-dlto", a, i1, i2, "-std=c++17"};
   double *tc = calloc((size_t)reps, sizeof *tc), *tl = calloc((size_t)reps, sizeof *tl);
   double *tw = calloc(64, sizeof *tw);
-  for (int r = 0; r < reps; ++r) {
-    nvrtcProgram p;
-    if (nvrtcCreateProgram(&p, src, "core.cu", coop__n_primitives, hs, hn) != NVRTC_SUCCESS) DIE("nvrtc create");
-    double t0 = now();
-    if (nvrtcCompileProgram(p, 5, nopts) != NVRTC_SUCCESS) DIE("nvrtc compile");
-    tc[r] = now() - t0;
-    nvrtcDestroyProgram(&p);
-  }
+  for (int r = 0; r < reps; ++r)
+    if ((tc[r] = bench_compile_wrappers(g, arch)) < 0) DIE("NVRTC compile of the wrappers failed");
+  coop_gen_destroy(&g);
   double first_compile = tc[0]; /* the first compile of the process: what a fresh program pays */
-  free(src);
   coopt_blob user = {0};
   char *log = NULL;
   if (coopt_compile(KERNEL, arch, NULL, &user, &log)) DIE("kernel: %s", log);

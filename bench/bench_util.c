@@ -1,0 +1,54 @@
+#include "bench_util.h"
+
+#include <nvrtc.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include "../generator/gen.h"
+
+double bench_now(void)
+{
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static int cmp(const void *a, const void *b)
+{
+  double x = *(const double *)a, y = *(const double *)b;
+  return x < y ? -1 : x > y;
+}
+
+double bench_median(double *v, int n)
+{
+  qsort(v, (size_t)n, sizeof *v, cmp);
+  return v[n / 2];
+}
+
+double bench_compile_wrappers(coop_gen *gen, int arch)
+{
+  char *src = NULL;
+  if (coop_gen_get_source(gen, &src)) return -1;
+  const char *hs[16], *hn[16];
+  for (int i = 0; i < coop__n_primitives; ++i) {
+    hs[i] = coop__primitives[i].text;
+    hn[i] = coop__primitives[i].name;
+  }
+  char a[32], i1[512], i2[512];
+  snprintf(a, sizeof a, "-arch=compute_%d", arch);
+  snprintf(i1, sizeof i1, "-I%s/include/cccl", COOP_CUDA_ROOT);
+  snprintf(i2, sizeof i2, "-I%s/include", COOP_CUDA_ROOT);
+  const char *opts[] = {"-dlto", a, i1, i2, "-std=c++17"};
+  nvrtcProgram p;
+  if (nvrtcCreateProgram(&p, src, "wrappers.cu", coop__n_primitives, hs, hn) != NVRTC_SUCCESS) {
+    free(src);
+    return -1;
+  }
+  double t0 = bench_now();
+  nvrtcResult r = nvrtcCompileProgram(p, 5, opts);
+  double t = bench_now() - t0;
+  nvrtcDestroyProgram(&p);
+  free(src);
+  return r == NVRTC_SUCCESS ? t : -1;
+}

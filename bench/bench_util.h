@@ -1,0 +1,11 @@
+/* Shared by the benchmarks: clocks, medians, and NVRTC compiling the generator's wrappers. */
+#ifndef COOP_BENCH_UTIL_H
+#define COOP_BENCH_UTIL_H
+#include <cooplink/coopgen.h>
+
+double bench_now(void);
+/* Sorts v and returns its median. */
+double bench_median(double *v, int n);
+/* Seconds NVRTC takes to compile gen's translation unit with -dlto for compute_<arch> (no probe), or -1. */
+double bench_compile_wrappers(coop_gen *gen, int arch);
+#endif
