@@ -212,7 +212,7 @@ coop_result coop_catalog_close(coop_catalog **catalog)
   return COOP_SUCCESS;
 }
 
-coop_result coop_catalog_open(coop_catalog **catalog, const char *dir, char **errlog)
+coop_result coop__catalog_open(coop_catalog **catalog, const char *dir, char **errlog, int allow_duplicates)
 {
   if (errlog) *errlog = NULL;
   if (!catalog) return COOP_ERROR_INVALID_VALUE;
@@ -283,7 +283,7 @@ coop_result coop_catalog_open(coop_catalog **catalog, const char *dir, char **er
   for (size_t i = 0; i < c->n_bundles; ++i)
     for (size_t k = 0; k < c->bundles[i].n_symbols; ++k) c->index[c->n_index++] = (coop__sym){c->bundles[i].symbols[k], i};
   qsort(c->index, c->n_index, sizeof *c->index, cmp_sym);
-  for (size_t i = 1; i < c->n_index; ++i)
+  for (size_t i = 1; i < c->n_index && !allow_duplicates; ++i)
     if (strcmp(c->index[i].name, c->index[i - 1].name) == 0) {
       coop__str_printf(&log, "%s: symbol %s is defined by two bundles: %s and %s\n", dir, c->index[i].name,
                        c->bundles[c->index[i - 1].bundle].manifest, c->bundles[c->index[i].bundle].manifest);
@@ -321,4 +321,9 @@ coop_result coop_catalog_find(const coop_catalog *catalog, const char *symbol, c
   if (!s) return COOP_ERROR_SYMBOL_MISSING;
   *bundle = catalog->bundles[s->bundle].name;
   return COOP_SUCCESS;
+}
+
+coop_result coop_catalog_open(coop_catalog **catalog, const char *dir, char **errlog)
+{
+  return coop__catalog_open(catalog, dir, errlog, 0);
 }

@@ -567,7 +567,7 @@ static coop_result reopen_generated(coop_linker *l)
   coop_catalog_close(&l->generated);
   if (access(l->gen_dir, F_OK) != 0) return COOP_SUCCESS;
   char *err = NULL;
-  coop_result rc = coop_catalog_open(&l->generated, l->gen_dir, &err);
+  coop_result rc = coop__catalog_open(&l->generated, l->gen_dir, &err, 1);
   if (rc) lg(l, "generated bundles: %s", err ? err : "");
   free(err);
   return rc;

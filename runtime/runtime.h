@@ -37,6 +37,9 @@ struct coop_catalog {
   char digest[65]; /* identity of every manifest, for cache keys */
 };
 
+/* coop_catalog_open; allow_duplicates for the folder of bundles generated on demand, where processes
+ * racing on overlapping sets of missing symbols may each have generated one (they are identical). */
+coop_result coop__catalog_open(coop_catalog **catalog, const char *dir, char **errlog, int allow_duplicates);
 /* Reads and checks one manifest into b (fields owned by b). Messages go to log, naming path and field. */
 coop_result coop__bundle_load(coop__bundle *b, const char *path, coop__str *log);
 void coop__bundle_free(coop__bundle *b);

@@ -365,3 +365,53 @@ Test(linker, command_line, .timeout = 300)
   free(work);
   free(dir);
 }
+
+/* Two processes that generated overlapping sets of missing symbols leave two bundles defining the same
+ * symbol in the generated folder; both are identical for that symbol, and links go on working. */
+Test(linker, overlapping_generated_bundles_tolerated, .timeout = 300)
+{
+  char *cache = coopt_tmpdir();
+  char *spec = coopt_fmt("%s/race.json", cache);
+  FILE *f = fopen(spec, "w");
+  fputs("{\"name\": \"race_other_process\", \"arch\": \"sm_90\", \"generate\": [\n"
+        " {\"family\": \"block_reduce\", \"type\": \"f64\", \"op\": \"max\", \"threads\": 64, \"items\": 2,"
+        "  \"algorithm\": \"raking\", \"variant\": \"full\"},\n"
+        " {\"family\": \"block_scan\", \"type\": \"u8\", \"op\": \"sum\", \"threads\": 64, \"items\": 1,"
+        "  \"algorithm\": \"raking\", \"variant\": \"exclusive\"}]}\n",
+        f);
+  fclose(f);
+  char *cmd = coopt_fmt("%s --spec %s -o %s/generated 2>&1", COOPGEN_PATH, spec, cache);
+  char *out = NULL;
+  cr_assert_eq(coopt_run(cmd, &out), 0, "%s", out);
+  char *cdir = coopt_fmt("-cache-dir=%s", cache);
+  void *ir;
+  size_t size;
+  const char *k1 = "extern \"C\" __device__ void coop_block_reduce_max_f64_t64_i2_raking(const double *, double *, void *);\n"
+                   "extern \"C\" __global__ void k(const double *in, double *out) {\n"
+                   "  __shared__ __align__(16) unsigned char temp[2048];\n  double a[2] = {in[0], in[1]}, m;\n"
+                   "  coop_block_reduce_max_f64_t64_i2_raking(a, &m, temp);\n  out[0] = m;\n}\n";
+  coopt_kernel_ltoir(k1, 90, &ir, &size);
+  const char *opts[] = {"-arch=sm_90", cdir, "-generate=0"};
+  coop_linker *l = NULL;
+  /* the symbol is found in the other process's bundle */
+  cr_assert_eq(coopt_link_ltoir(NULL, opts, 3, ir, size, &l), COOP_SUCCESS, "%s", coopt_linker_log(l));
+  coop_linker_destroy(&l);
+  free(ir);
+  /* now a bundle of this process defines the same symbol as well */
+  char *cmd2 = coopt_fmt("%s --family block_reduce --type f64 --op max --threads 64 --items 2 --algorithm raking "
+                         "--variant full --arch sm_90 --name race_this_process -o %s/generated 2>&1",
+                         COOPGEN_PATH, cache);
+  free(out);
+  cr_assert_eq(coopt_run(cmd2, &out), 0, "%s", out);
+  coopt_kernel_ltoir(K_MISSING, 90, &ir, &size);
+  const char *opts2[] = {"-arch=sm_90", cdir, "-generate=0", "-lineinfo"};
+  cr_assert_eq(coopt_link_ltoir(NULL, opts2, 4, ir, size, &l), COOP_SUCCESS, "%s", coopt_linker_log(l));
+  coop_linker_destroy(&l);
+  free(ir);
+  free(out);
+  free(cmd);
+  free(cmd2);
+  free(cdir);
+  free(spec);
+  free(cache);
+}
