@@ -147,9 +147,17 @@ coop_result coop_linker_create(coop_linker **linker, const coop_catalog *catalog
     }
     l->gen_dir = coop__path_join(l->cache_dir, "generated");
   } else {
-    char tmpl[] = "/tmp/cooplink-gen.XXXXXX";
-    if (mkdtemp(tmpl)) l->private_dir = coop__strdup(tmpl);
-    l->gen_dir = l->private_dir ? coop__strdup(l->private_dir) : NULL;
+    /* Without the cache, symbols generated on demand live in a private folder removed on destroy. */
+    const char *tmp = getenv("TMPDIR");
+    char *tmpl = coop__path_join(tmp && *tmp ? tmp : "/tmp", "cooplink-gen.XXXXXX");
+    if (!tmpl) return COOP_ERROR_OUT_OF_MEMORY;
+    if (!mkdtemp(tmpl)) {
+      lg(l, "%s: cannot create a folder for on-demand generation", tmpl);
+      free(tmpl);
+      return COOP_ERROR_IO;
+    }
+    l->private_dir = tmpl;
+    l->gen_dir = coop__strdup(tmpl);
   }
   return l->gen_dir ? COOP_SUCCESS : COOP_ERROR_OUT_OF_MEMORY;
 }

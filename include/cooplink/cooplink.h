@@ -77,6 +77,7 @@ typedef enum coop_input_kind {
  *   -I<dir>            include folder for CUDA inputs (the catalog folder is always one)
  * Returns COOP_SUCCESS, COOP_ERROR_INVALID_VALUE (unknown or malformed option, named in the log),
  * COOP_ERROR_DRIVER (no arch given and no GPU), COOP_ERROR_CACHE (cache folder not writable),
+ * COOP_ERROR_IO (with -cache=0: no private folder under $TMPDIR for on-demand generation),
  * COOP_ERROR_OUT_OF_MEMORY. On failure other than OOM a handle is still returned so that its log can
  * be read; destroy it. */
 COOP_API coop_result coop_linker_create(coop_linker **linker, const coop_catalog *catalog, unsigned n_options,
