@@ -3,6 +3,7 @@
 #include <nvrtc.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include "../generator/gen.h"
@@ -26,27 +27,45 @@ double bench_median(double *v, int n)
   return v[n / 2];
 }
 
-double bench_compile_wrappers(coop_gen *gen, int arch)
+static double compile(coop_gen *gen, int arch, const char *kernel);
+
+double bench_compile_wrappers(coop_gen *gen, int arch) { return compile(gen, arch, NULL); }
+double bench_compile_whole(coop_gen *gen, int arch, const char *kernel) { return compile(gen, arch, kernel); }
+
+/* kernel NULL: the wrappers with -dlto (LTO-IR for compute_<arch>); else the wrappers and the kernel in one
+ * whole-program compile to a cubin for sm_<arch>, as a user without cooplink would build them. */
+static double compile(coop_gen *gen, int arch, const char *kernel)
 {
   char *src = NULL;
   if (coop_gen_get_source(gen, &src)) return -1;
+  if (kernel) {
+    size_t a = strlen(src), b = strlen(kernel);
+    char *both = malloc(a + b + 1);
+    if (!both) return -1;
+    memcpy(both, src, a);
+    memcpy(both + a, kernel, b + 1);
+    free(src);
+    src = both;
+  }
   const char *hs[16], *hn[16];
   for (int i = 0; i < coop__n_primitives; ++i) {
     hs[i] = coop__primitives[i].text;
     hn[i] = coop__primitives[i].name;
   }
   char a[32], i1[512], i2[512];
-  snprintf(a, sizeof a, "-arch=compute_%d", arch);
+  snprintf(a, sizeof a, kernel ? "-arch=sm_%d" : "-arch=compute_%d", arch);
   snprintf(i1, sizeof i1, "-I%s/include/cccl", COOP_CUDA_ROOT);
   snprintf(i2, sizeof i2, "-I%s/include", COOP_CUDA_ROOT);
-  const char *opts[] = {"-dlto", a, i1, i2, "-std=c++17"};
+  const char *opts[] = {a, i1, i2, "-std=c++17", "-dlto"};
   nvrtcProgram p;
   if (nvrtcCreateProgram(&p, src, "wrappers.cu", coop__n_primitives, hs, hn) != NVRTC_SUCCESS) {
     free(src);
     return -1;
   }
   double t0 = bench_now();
-  nvrtcResult r = nvrtcCompileProgram(p, 5, opts);
+  nvrtcResult r = nvrtcCompileProgram(p, kernel ? 4 : 5, opts);
+  size_t size = 0;
+  if (r == NVRTC_SUCCESS && kernel && (nvrtcGetCUBINSize(p, &size) != NVRTC_SUCCESS || size == 0)) r = NVRTC_ERROR_COMPILATION;
   double t = bench_now() - t0;
   nvrtcDestroyProgram(&p);
   free(src);

@@ -8,4 +8,6 @@ double bench_now(void);
 double bench_median(double *v, int n);
 /* Seconds NVRTC takes to compile gen's translation unit with -dlto for compute_<arch> (no probe), or -1. */
 double bench_compile_wrappers(coop_gen *gen, int arch);
+/* Seconds NVRTC takes to compile gen's wrappers and kernel together, whole program, to a cubin for sm_<arch>. */
+double bench_compile_whole(coop_gen *gen, int arch, const char *kernel);
 #endif

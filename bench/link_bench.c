@@ -167,8 +167,12 @@ int main(int argc, char **argv)
   coop_gen_set_name(g, "core");
   double *tc = calloc((size_t)reps, sizeof *tc), *tl = calloc((size_t)reps, sizeof *tl);
   double *tw = calloc(64, sizeof *tw);
-  for (int r = 0; r < reps; ++r)
+  double *tk = calloc((size_t)reps, sizeof *tk);
+  for (int r = 0; r < reps; ++r) {
     if ((tc[r] = bench_compile_wrappers(g, arch)) < 0) DIE("NVRTC compile of the wrappers failed");
+    if ((tk[r] = bench_compile_whole(g, arch, KERNEL)) < 0) DIE("NVRTC whole-program compile failed");
+  }
+  double whole = bench_median(tk, reps);
   coop_gen_destroy(&g);
   double first_compile = tc[0]; /* the first compile of the process: what a fresh program pays */
   coopt_blob user = {0};
@@ -232,6 +236,9 @@ int main(int argc, char **argv)
   printf("| cold link / compile (median) | 1/%.1f |\n", c / l);
   printf("| plain link / compile (median) | 1/%.1f |\n", c / pl);
   printf("| cold link / first compile | 1/%.1f |\n", first_compile / l);
+  printf("| NVRTC whole-program compile of kernel + 3 wrappers to a cubin (median of %d) | %.1f ms |\n", reps,
+         whole * 1e3);
+  printf("| cold link / whole-program compile | 1/%.1f |\n", whole / l);
   printf("| warm cache hit (median of %d) | %.3f ms |\n\n", nw, w * 1e3);
   fflush(stdout);
 
