@@ -80,21 +80,12 @@ Test(bundle, issue_command_line_and_determinism, .timeout = 300)
 Test(bundle, manifest_agrees_with_header_and_payloads, .timeout = 300)
 {
   char *dir = coopt_tmpdir();
-  coop_gen *gen;
-  cr_assert_eq(coop_gen_create(&gen), COOP_SUCCESS);
   coop_gen_group groups[] = {
     {.family = "block_load", .type = "f16,i64", .threads = "65,16x16", .items = "3", .algorithm = "direct,transpose"},
     {.family = "block_scan", .type = "u8,bf16", .op = "sum,min", .threads = "7", .items = "4",
      .algorithm = "raking,warp_scans"},
   };
-  for (int i = 0; i < 2; ++i) cr_assert_eq(coop_gen_add_group(gen, &groups[i]), COOP_SUCCESS);
-  cr_assert_eq(coop_gen_set_name(gen, "mix"), COOP_SUCCESS);
-  cr_assert_eq(coop_gen_set_archs(gen, "sm_75"), COOP_SUCCESS);
-  coop_result rc = coop_gen_write(gen, dir);
-  char *log = coopt_gen_log(gen);
-  cr_assert_eq(rc, COOP_SUCCESS, "%s", log);
-  free(log);
-  coop_gen_destroy(&gen);
+  coopt_generate(groups, 2, "mix", "sm_75", dir);
 
   coopt_blob header = {0}, payload = {0};
   char *hp = coopt_fmt("%s/mix.h", dir), *pp = coopt_fmt("%s/mix.sm_75.ltoir", dir), *mp = coopt_fmt("%s/mix.json", dir);

@@ -26,16 +26,7 @@ static int count_calls(const char *ptx)
 static void check_family(const coop_gen_group *groups, int n_groups, const char *kernel)
 {
   char *dir = coopt_tmpdir();
-  coop_gen *gen;
-  cr_assert_eq(coop_gen_create(&gen), COOP_SUCCESS);
-  for (int i = 0; i < n_groups; ++i) cr_assert_eq(coop_gen_add_group(gen, &groups[i]), COOP_SUCCESS);
-  cr_assert_eq(coop_gen_set_name(gen, "fam"), COOP_SUCCESS);
-  cr_assert_eq(coop_gen_set_archs(gen, "sm_75,sm_80,sm_90,sm_100,sm_120"), COOP_SUCCESS);
-  coop_result rc = coop_gen_write(gen, dir);
-  char *log = coopt_gen_log(gen);
-  cr_assert_eq(rc, COOP_SUCCESS, "%s", log);
-  free(log);
-  coop_gen_destroy(&gen);
+  coopt_generate(groups, n_groups, "fam", "sm_75,sm_80,sm_90,sm_100,sm_120", dir);
   char *src = coopt_fmt("#include \"fam.h\"\n%s", kernel);
   for (size_t a = 0; a < sizeof ARCHS / sizeof ARCHS[0]; ++a) {
     int arch = ARCHS[a];

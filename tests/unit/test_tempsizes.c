@@ -57,16 +57,9 @@ static const probe PROBES[] = {
 Test(tempsizes, equal_nvcc_host_sizeof, .timeout = 600)
 {
   char *dir = coopt_tmpdir();
-  coop_gen *gen;
-  cr_assert_eq(coop_gen_create(&gen), COOP_SUCCESS);
-  for (size_t i = 0; i < N_PROBES; ++i) cr_assert_eq(coop_gen_add_group(gen, &PROBES[i].group), COOP_SUCCESS, "%zu", i);
-  cr_assert_eq(coop_gen_set_name(gen, "sizes"), COOP_SUCCESS);
-  cr_assert_eq(coop_gen_set_archs(gen, "sm_75"), COOP_SUCCESS);
-  coop_result rc = coop_gen_write(gen, dir);
-  char *log = coopt_gen_log(gen);
-  cr_assert_eq(rc, COOP_SUCCESS, "%s", log);
-  free(log);
-  coop_gen_destroy(&gen);
+  coop_gen_group groups[N_PROBES];
+  for (size_t i = 0; i < N_PROBES; ++i) groups[i] = PROBES[i].group;
+  coopt_generate(groups, (int)N_PROBES, "sizes", "sm_75", dir);
 
   /* The host program. */
   char *cu = coopt_fmt("%s/sizes_host.cu", dir);

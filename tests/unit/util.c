@@ -1,6 +1,8 @@
 #define _GNU_SOURCE
 #include "util.h"
 
+#include <criterion/criterion.h>
+
 #include <dirent.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -66,4 +68,18 @@ int coopt_same_file(const char *a, const char *b)
   free(x.data);
   free(y.data);
   return same;
+}
+
+void coopt_generate(const coop_gen_group *groups, int n, const char *name, const char *archs, const char *dir)
+{
+  coop_gen *gen = NULL;
+  cr_assert_eq(coop_gen_create(&gen), COOP_SUCCESS);
+  for (int i = 0; i < n; ++i) cr_assert_eq(coop_gen_add_group(gen, &groups[i]), COOP_SUCCESS, "group %d", i);
+  cr_assert_eq(coop_gen_set_name(gen, name), COOP_SUCCESS);
+  cr_assert_eq(coop_gen_set_archs(gen, archs), COOP_SUCCESS);
+  coop_result rc = coop_gen_write(gen, dir);
+  char *log = coopt_gen_log(gen);
+  cr_assert_eq(rc, COOP_SUCCESS, "%s", log);
+  free(log);
+  coop_gen_destroy(&gen);
 }

@@ -12,6 +12,8 @@ char *coopt_gen_log(const coop_gen *gen);
 int coopt_exists(const char *path);
 /* Number of entries in a folder (without . and ..), -1 if it cannot be read. */
 int coopt_count_entries(const char *dir);
+/* Generates groups into bundle `name` for archs (comma list) in dir, asserting success. */
+void coopt_generate(const coop_gen_group *groups, int n, const char *name, const char *archs, const char *dir);
 /* printf into a malloc'd string. */
 char *coopt_fmt(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* 1 if two files have identical bytes. */
