@@ -93,12 +93,11 @@ static void filler(const char *dir, const char *name, int k, int count, int item
 }
 
 static void link_once(const coop_catalog *cat, const coopt_blob *user, const char *const *opts, int n_opts,
-                      const char *extra_bundle_dir, double *secs, int *hit, size_t *n_bundles)
+                      double *secs, int *hit, size_t *n_bundles)
 {
   coop_linker *l = NULL;
   coop_result rc = coop_linker_create(&l, cat, (unsigned)n_opts, opts);
   if (!rc) rc = coop_linker_add_data(l, COOP_INPUT_LTOIR, user->data, user->size, "kernel.ltoir");
-  (void)extra_bundle_dir;
   double t0 = now();
   if (!rc) rc = coop_linker_complete(l);
   *secs = now() - t0;
@@ -203,7 +202,7 @@ int main(int argc, char **argv)
     coopt_blob in[2] = {user, core};
     /* interleaved with the library's cold link, so both see the same machine */
     for (int r = 0; r < reps; ++r) {
-      link_once(cat, &user, cold, 2, NULL, &tl[r], &hit, &nb);
+      link_once(cat, &user, cold, 2, &tl[r], &hit, &nb);
       coopt_blob out = {0};
       char *info = NULL, *lerr = NULL;
       double t0 = now();
@@ -220,10 +219,10 @@ int main(int argc, char **argv)
   if (system(cmd)) DIE("rm");
   const char *warm[] = {archopt, cdir};
   double first;
-  link_once(cat, &user, warm, 2, NULL, &first, &hit, &nb);
+  link_once(cat, &user, warm, 2, &first, &hit, &nb);
   int nw = 21;
   for (int r = 0; r < nw; ++r) {
-    link_once(cat, &user, warm, 2, NULL, &tw[r], &hit, &nb);
+    link_once(cat, &user, warm, 2, &tw[r], &hit, &nb);
     if (!hit) DIE("expected a cache hit");
   }
   coop_catalog_close(&cat);
@@ -270,7 +269,7 @@ int main(int argc, char **argv)
     double topen = now() - t0;
     size_t nbundles, nsyms;
     coop_catalog_get_counts(cat, &nbundles, &nsyms);
-    for (int r = 0; r < reps; ++r) link_once(cat, &user, cold, 2, NULL, &tl[r], &hit, &nb);
+    for (int r = 0; r < reps; ++r) link_once(cat, &user, cold, 2, &tl[r], &hit, &nb);
     double la = median(tl, reps);
     double lw = whole_limit(sizes[s]) ? link_whole(dir, &user, (int)nbundles) : -1;
     printf("| %zu | %zu | %.1f ms | %.1f ms (%zu) | %.0f ms |\n", nsyms, nbundles, topen * 1e3, la * 1e3, nb, lw * 1e3);
