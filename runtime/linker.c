@@ -617,7 +617,9 @@ static coop_result generate(coop_linker *l, const strlist *missing)
 static coop_result resolve(coop_linker *l, const coop__bundle ***bundles, size_t *n_bundles)
 {
   strlist missing = {0};
-  coop_result rc = reopen_generated(l);
+  coop_result rc = COOP_SUCCESS;
+  /* the generated folder is opened (every manifest parsed) only when the catalog lacks a symbol */
+  int gen_open = 0;
   for (int pass = 0; pass < 2 && !rc; ++pass) {
     sl_free(&missing);
     *n_bundles = 0;
@@ -630,6 +632,10 @@ static coop_result resolve(coop_linker *l, const coop__bundle ***bundles, size_t
       const char *sym = l->needed.v[i];
       if (defined_by_extra(l, sym)) continue;
       const coop__bundle *b = find_in(l->catalog, sym);
+      if (!b && !gen_open) {
+        gen_open = 1;
+        if ((rc = reopen_generated(l))) break;
+      }
       if (!b) b = find_in(l->generated, sym);
       if (!b) {
         if (!sl_add(&missing, sym)) rc = COOP_ERROR_OUT_OF_MEMORY;

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "../support/lto.h"
@@ -151,6 +152,45 @@ Test(linker, missing_symbols_listed_when_generation_is_off)
   free(log);
   coop_linker_destroy(&l);
   free(ir);
+  coop_catalog_close(&cat);
+  free(dir);
+}
+
+/* The folder of generated bundles is read only when the catalog lacks a symbol: a broken manifest there
+ * does not stop links the catalog covers, and is named when a link does need the folder. */
+Test(linker, generated_folder_read_only_when_needed)
+{
+  char *dir;
+  coop_catalog *cat = open_ab(&dir);
+  char *cache = coopt_tmpdir();
+  char *gen = coopt_fmt("%s/generated", cache);
+  cr_assert_eq(mkdir(gen, 0755), 0);
+  char *m = coopt_fmt("%s/broken.json", gen);
+  FILE *f = fopen(m, "w");
+  fputs("{\"format\": 1,", f);
+  fclose(f);
+  char *cdir = coopt_fmt("-cache-dir=%s", cache);
+  const char *opts[] = {"-arch=sm_90", cdir, "-generate=0"};
+  void *ir;
+  size_t size;
+  coop_linker *l = NULL;
+  coopt_kernel_ltoir(K_REDUCE, 90, &ir, &size);
+  cr_assert_eq(coopt_link_ltoir(cat, opts, 3, ir, size, &l), COOP_SUCCESS, "%s", coopt_linker_log(l));
+  coop_linker_destroy(&l);
+  free(ir);
+  coopt_kernel_ltoir(K_MISSING, 90, &ir, &size);
+  cr_assert_eq(coopt_link_ltoir(cat, opts, 3, ir, size, &l), COOP_ERROR_BUNDLE_CORRUPT);
+  char *want = coopt_fmt("generated bundles: %s:1:13: not a valid manifest: string or '}' expected near end of file\n", m);
+  char *log = coopt_linker_log(l);
+  cr_assert_not_null(strstr(log, want), "%s", log);
+  free(log);
+  free(want);
+  coop_linker_destroy(&l);
+  free(ir);
+  free(cdir);
+  free(m);
+  free(gen);
+  free(cache);
   coop_catalog_close(&cat);
   free(dir);
 }
