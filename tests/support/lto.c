@@ -63,8 +63,8 @@ int coopt_link(int arch, const coopt_blob *inputs, int n, int ptx, const char *c
 {
   char a[64];
   snprintf(a, sizeof a, "-arch=sm_%d", arch);
-  const char *opts[32] = {"-lto", "-optimize-unused-variables", "-verbose", a};
-  int no = 4;
+  const char *opts[32] = {"-lto", "-optimize-unused-variables", a};
+  int no = 3;
   if (ptx) opts[no++] = "-ptx";
   for (int i = 0; extra && extra[i] && no < 32; ++i) opts[no++] = extra[i];
   nvJitLinkHandle h;

@@ -12,7 +12,8 @@ typedef struct coopt_blob {
  * Returns 0 on success; on failure *log holds NVRTC's log (free() it). */
 int coopt_compile(const char *src, int arch, const char *include_dir, coopt_blob *ltoir, char **log);
 
-/* Links LTO-IR inputs for sm_<arch> with -lto -optimize-unused-variables (and -verbose);
+/* Links LTO-IR inputs for sm_<arch> with -lto -optimize-unused-variables (what the library's final link
+ * uses; pass "-verbose" in extra for ptxas's resource report in *info);
  * ptx: 1 to get PTX (-ptx), 0 for a cubin. extra: NULL-terminated extra options.
  * Returns 0 on success; *info and *error get the logs (free() them). */
 int coopt_link(int arch, const coopt_blob *inputs, int n, int ptx, const char *const *extra, coopt_blob *out,

@@ -43,7 +43,8 @@ static void check_family(const coop_gen_group *groups, int n_groups, const char 
     cr_assert_not_null(strstr(ptx.data, ".entry k"), "sm_%d: the kernel is missing", arch);
     free(info);
     free(error);
-    cr_assert_eq(coopt_link(arch, in, 2, 0, NULL, &cubin, &info, &error), 0, "sm_%d: %s", arch, error);
+    const char *const verbose[] = {"-verbose", NULL};
+    cr_assert_eq(coopt_link(arch, in, 2, 0, verbose, &cubin, &info, &error), 0, "sm_%d: %s", arch, error);
     int frames = 0;
     for (const char *p = info; (p = strstr(p, "bytes stack frame")); ++p, ++frames) {
       const char *line = p;
