@@ -170,7 +170,7 @@ int main(int argc, char **argv)
   double *tc = calloc((size_t)reps, sizeof *tc), *tl = calloc((size_t)reps, sizeof *tl);
   double *tw = calloc(64, sizeof *tw);
   double *tk = calloc((size_t)reps, sizeof *tk), *tp = calloc((size_t)reps, sizeof *tp);
-  double *rc_ = calloc((size_t)reps, sizeof *rc_), *rp = calloc((size_t)reps, sizeof *rp);
+  double *rl = calloc((size_t)reps, sizeof *rl), *rp = calloc((size_t)reps, sizeof *rp);
   double *rk = calloc((size_t)reps, sizeof *rk);
   coopt_blob user = {0};
   char *log = NULL;
@@ -216,7 +216,7 @@ int main(int argc, char **argv)
       free(lerr);
     }
     if ((tk[r] = bench_compile_whole(g, arch, KERNEL)) < 0) DIE("NVRTC whole-program compile failed");
-    rc_[r] = tc[r] / tl[r];
+    rl[r] = tc[r] / tl[r];
     rp[r] = tc[r] / tp[r];
     rk[r] = tk[r] / tl[r];
   }
@@ -237,7 +237,7 @@ int main(int argc, char **argv)
   double c = median(tc, reps), l = median(tl, reps), w = median(tw, nw), pl = median(tp, reps);
   double whole = median(tk, reps);
   /* per-repetition ratios: median, and the worst and best repetition */
-  double rcm = median(rc_, reps), rpm = median(rp, reps), rkm = median(rk, reps);
+  double rcm = median(rl, reps), rpm = median(rp, reps), rkm = median(rk, reps);
   printf("| what (sm_%d; then %d repetitions, each: compile, library link, plain link, whole compile) | time |\n"
          "|---|---|\n", arch, reps);
   printf("| NVRTC -dlto of the 3 CUB wrappers, first compile of the process | %.1f ms |\n", first_compile * 1e3);
@@ -248,7 +248,7 @@ int main(int argc, char **argv)
   printf("| plain nvJitLink link of the same inputs and options (median) | %.1f ms |\n", pl * 1e3);
   printf("| NVRTC whole-program compile of kernel + 3 wrappers to a cubin (median) | %.1f ms |\n", whole * 1e3);
   printf("| **cold link / compile, per repetition: median (worst .. best)** | **1/%.1f** (1/%.1f .. 1/%.1f) |\n",
-         rcm, rc_[0], rc_[reps - 1]);
+         rcm, rl[0], rl[reps - 1]);
   printf("| plain link / compile, per repetition: median (worst .. best) | 1/%.1f (1/%.1f .. 1/%.1f) |\n", rpm, rp[0],
          rp[reps - 1]);
   printf("| cold link / whole-program compile, per repetition: median (worst .. best) | 1/%.1f (1/%.1f .. 1/%.1f) |\n",
