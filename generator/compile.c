@@ -271,7 +271,7 @@ static void *worker(void *arg)
   }
 }
 
-static int job_count(int n)
+int coop__job_count(int n)
 {
   const char *e = getenv("COOPGEN_JOBS");
   long cpus = e && atoi(e) > 0 ? atoi(e) : sysconf(_SC_NPROCESSORS_ONLN);
@@ -279,7 +279,7 @@ static int job_count(int n)
   return n < cpus ? n : (int)cpus;
 }
 
-coop_result coop__compile(coop_gen *gen, char **ltoir, size_t *ltoir_size)
+coop_result coop__probe_all(coop_gen *gen)
 {
   int archs[32];
   int n = coop__effective_archs(gen, archs, 32);
@@ -296,6 +296,15 @@ coop_result coop__compile(coop_gen *gen, char **ltoir, size_t *ltoir_size)
   for (int i = 1; i < n; ++i)
     if (archs[i] < lowest) lowest = archs[i];
   coop_result rc = probe(gen, lowest);
+  if (!rc) gen->probed = 1;
+  return rc;
+}
+
+coop_result coop__compile(coop_gen *gen, char **ltoir, size_t *ltoir_size)
+{
+  int archs[32];
+  int n = coop__effective_archs(gen, archs, 32);
+  coop_result rc = gen->probed ? COOP_SUCCESS : coop__probe_all(gen);
   if (rc) return rc;
 
   coop__str src = {0};
@@ -308,7 +317,7 @@ coop_result coop__compile(coop_gen *gen, char **ltoir, size_t *ltoir_size)
     jobs[i].arch = archs[i];
   }
   pool p = {jobs, n, 0};
-  int threads = job_count(n);
+  int threads = coop__job_count(n);
   pthread_t tids[32];
   int started = 0;
   for (int t = 1; t < threads; ++t)

@@ -9,8 +9,10 @@
 static const char usage[] =
   "usage: coopgen [--spec FILE]... [--family F --type T,... --threads N,... [--op OP,...] [--items N,...]\n"
   "               [--algorithm A,...] [--variant V,...]] [--arch sm_XX,...] [--name NAME] [-o DIR]\n"
-  "               [--print-source]\n"
+  "               [--print-source] [--catalog]\n"
   "Generates a cooplink bundle (manifest, C header, LTO-IR per arch) into DIR (default: .).\n"
+  "With --catalog, writes a catalog instead: one small bundle per CUB instance, an index.json and one\n"
+  "header NAME.h, compiled in parallel ($COOPGEN_JOBS), so that a link adds only what it calls.\n"
   "The flags --family .. --variant form one group, like one entry of a spec file's \"generate\" list;\n"
   "lists are comma separated and every valid combination is generated. --arch defaults to every arch\n"
   "from sm_75 up that NVRTC supports. See include/cooplink/coopgen.h for the spec format.\n";
@@ -32,7 +34,7 @@ static int fail(coop_gen *gen, coop_result rc)
 
 int main(int argc, char **argv)
 {
-  enum { O_SPEC = 256, O_FAMILY, O_TYPE, O_OP, O_THREADS, O_ITEMS, O_ALGO, O_VARIANT, O_ARCH, O_NAME, O_SOURCE, O_VER };
+  enum { O_SPEC = 256, O_FAMILY, O_TYPE, O_OP, O_THREADS, O_ITEMS, O_ALGO, O_VARIANT, O_ARCH, O_NAME, O_SOURCE, O_VER, O_CATALOG };
   static const struct option longs[] = {
     {"spec", required_argument, 0, O_SPEC},       {"family", required_argument, 0, O_FAMILY},
     {"type", required_argument, 0, O_TYPE},       {"op", required_argument, 0, O_OP},
@@ -41,13 +43,14 @@ int main(int argc, char **argv)
     {"arch", required_argument, 0, O_ARCH},       {"name", required_argument, 0, O_NAME},
     {"output", required_argument, 0, 'o'},        {"print-source", no_argument, 0, O_SOURCE},
     {"version", no_argument, 0, O_VER},           {"help", no_argument, 0, 'h'},
+    {"catalog", no_argument, 0, O_CATALOG},
     {0, 0, 0, 0},
   };
   coop_gen_group group = {0};
   const char *specs[64];
   int n_specs = 0;
   const char *arch = NULL, *name = NULL, *out = ".";
-  int print_source = 0, any_group = 0;
+  int print_source = 0, any_group = 0, catalog = 0;
   int c;
   opterr = 0;
   while ((c = getopt_long(argc, argv, "o:h", longs, NULL)) != -1) {
@@ -70,6 +73,7 @@ int main(int argc, char **argv)
     case O_NAME: name = optarg; break;
     case 'o': out = optarg; break;
     case O_SOURCE: print_source = 1; break;
+    case O_CATALOG: catalog = 1; break;
     case O_VER: printf("coopgen %s\n", coop_version_string()); return 0;
     case 'h': fputs(usage, stdout); return 0;
     default:
@@ -105,10 +109,15 @@ int main(int argc, char **argv)
     coop_gen_destroy(&gen);
     return 0;
   }
-  if ((rc = coop_gen_write(gen, out))) return fail(gen, rc);
-  size_t n = 0;
+  if ((rc = catalog ? coop_gen_write_catalog(gen, out) : coop_gen_write(gen, out))) return fail(gen, rc);
+  size_t n = 0, units = 0;
   coop_gen_get_symbol_count(gen, &n);
-  printf("coopgen: wrote %zu symbols to %s\n", n, out);
+  if (catalog) {
+    coop_gen_get_unit_count(gen, &units);
+    printf("coopgen: wrote a catalog of %zu symbols in %zu bundles to %s\n", n, units, out);
+  } else {
+    printf("coopgen: wrote %zu symbols to %s\n", n, out);
+  }
   coop_gen_destroy(&gen);
   return 0;
 }

@@ -190,6 +190,7 @@ coop_result coop_gen_write(coop_gen *gen, const char *dir)
     return COOP_ERROR_STATE;
   }
   qsort(gen->insts, gen->n_insts, sizeof *gen->insts, by_symbol);
+  gen->probed = 0; /* every write probes what it compiles */
 
   int archs[32];
   int n_archs = coop__effective_archs(gen, archs, 32);
@@ -217,7 +218,9 @@ coop_result coop_gen_write(coop_gen *gen, const char *dir)
   char hname[128], hhash[65];
   snprintf(hname, sizeof hname, "%s.h", gen->name);
   coop__sha256_hex(coop__str_get(&header), header.len, hhash);
-  rc = coop__emit_manifest(&manifest, gen, hname, hhash, pfiles, phash, ltoir_size);
+  coop__payload_desc descs[32];
+  for (int i = 0; i < n_archs; ++i) descs[i] = (coop__payload_desc){0, archs[i], pfiles[i], phash[i], ltoir_size[i]};
+  rc = coop__emit_manifest(&manifest, gen, hname, hhash, descs, n_archs);
   if (rc || header.oom) {
     rc = COOP_ERROR_OUT_OF_MEMORY;
     goto out;

@@ -89,6 +89,7 @@ struct coop_gen {
   coop__inst *insts;
   size_t n_insts, cap_insts;
   int nvrtc_major, nvrtc_minor, cccl_version; /* filled by the compile */
+  int probed;                                 /* temp sizes and versions known: coop__compile skips the probe */
 };
 
 /* Builds the C prototype of inst ("void coop_...(const float *items, ...)") into s. */
@@ -97,16 +98,56 @@ void coop__signature(coop__str *s, const coop__inst *inst);
 void coop__param_decl(coop__str *s, const coop__inst *inst, const coop__param *p);
 /* Builds the TU source; with_checks adds the static_asserts of the probed temp sizes. */
 void coop__emit_source(coop__str *s, const coop_gen *gen, int with_checks);
+/* The wrappers alone, without the #include lines and with the device attribute spelled without macros
+ * (__attribute__((device))), to follow a family header already preprocessed (lean.c). */
+void coop__emit_wrappers(coop__str *s, const coop_gen *gen, int with_checks, int preprocessed);
 /* The probe's name expression for one instance's temp storage. */
 void coop__probe_expr(coop__str *s, const coop__inst *inst);
 /* Builds the C header. */
 void coop__emit_header(coop__str *s, const coop_gen *gen);
-/* Builds the manifest JSON. payload_names/hashes: one per arch. */
-coop_result coop__emit_manifest(coop__str *s, const coop_gen *gen, const char *header_file, const char *header_hash,
-                                char *const *payload_files, char *const *payload_hashes, const size_t *payload_sizes);
+/* One payload file of a bundle: LTO-IR for one arch, or a fatbin with one lto entry per arch of gen. */
+typedef struct coop__payload_desc {
+  int fatbin;
+  int arch; /* LTO-IR only */
+  const char *file;
+  const char *sha256;
+  size_t bytes;
+} coop__payload_desc;
 
-/* NVRTC: probes temp sizes into gen->insts, then compiles one LTO-IR per arch (in parallel). */
+/* Builds the manifest JSON (format 2). */
+coop_result coop__emit_manifest(coop__str *s, const coop_gen *gen, const char *header_file, const char *header_hash,
+                                const coop__payload_desc *payloads, int n_payloads);
+
+/* NVRTC: probes temp sizes into gen->insts (unless gen->probed), then compiles one LTO-IR per arch (in
+ * parallel). */
 coop_result coop__compile(coop_gen *gen, char **ltoir, size_t *ltoir_size);
+/* The probe alone: toolkit checks, NVRTC and CCCL versions, temp sizes of every instance (one front
+ * end pass for all of them); sets gen->probed. */
+coop_result coop__probe_all(coop_gen *gen);
+
+/* lean.c: the toolkit's cicc with nvcc's own commands for one arch (see there why). */
+typedef struct coop__lean {
+  int arch;
+  char **pp, **cicc;      /* argv of the device preprocessor and of cicc, NULL-terminated */
+  int pp_in, pp_out;      /* indices of the input and the output file in pp */
+  int ci_in, ci_out;      /* ... in cicc */
+  int ci_side[7];         /* source names, then side files of cicc (-1 where absent) */
+} coop__lean;
+coop_result coop__lean_init(coop__lean *l, int arch, const char *workdir, coop__str *log);
+void coop__lean_free(coop__lean *l);
+/* gcc -E (nvcc's command for the arch) of source (a file name in workdir) into out. */
+coop_result coop__lean_preprocess(const coop__lean *l, const char *workdir, const char *source, const char *out,
+                                  coop__str *log);
+/* cicc of the preprocessed file ii into ltoir; jobdir holds its side files and log. */
+coop_result coop__lean_compile(const coop__lean *l, const char *jobdir, const char *ii, const char *ltoir,
+                               coop__str *log);
+int coop__fatbinary_available(void);
+/* A compressed fatbin with one nvvm (LTO-IR) entry per arch. */
+coop_result coop__fatbinary(const char *out, const int *archs, char *const *ltoir_paths, int n, const char *logdir,
+                            coop__str *log);
+/* Runs argv in cwd, stdout and stderr to log_path; the exit status, -1 if not started or killed. */
+int coop__run(char *const *argv, const char *cwd, const char *log_path);
+int coop__job_count(int n);
 /* The archs to build: gen's or the default list. */
 int coop__effective_archs(coop_gen *gen, int *archs, int max);
 coop_result coop__nvrtc_archs(int *archs, int *n, int max);

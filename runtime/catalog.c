@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include <cooplink/version.h>
 
 coop_result coop__nvjitlink_version(int *major, int *minor)
@@ -66,9 +67,9 @@ coop_result coop__bundle_load(coop__bundle *b, const char *path, coop__str *log)
          m ? "not a JSON object" : je.text);
   json_t *fmt = json_object_get(m, "format");
   if (!json_is_integer(fmt)) FAIL(COOP_ERROR_BUNDLE_CORRUPT, "%s: format: missing or not an integer", path);
-  if (json_integer_value(fmt) != 1)
-    FAIL(COOP_ERROR_BUNDLE_FORMAT, "%s: format: version %lld is not supported (this cooplink reads format 1)", path,
-         (long long)json_integer_value(fmt));
+  if (json_integer_value(fmt) != 1 && json_integer_value(fmt) != 2)
+    FAIL(COOP_ERROR_BUNDLE_FORMAT, "%s: format: version %lld is not supported (this cooplink reads formats 1 and 2)",
+         path, (long long)json_integer_value(fmt));
   const char *cv = json_string_value(json_object_get(m, "cooplink_version"));
   int a, bb, c;
   if (!parse_version(cv, &a, &bb, &c)) FAIL(COOP_ERROR_BUNDLE_CORRUPT, "%s: cooplink_version: missing or malformed", path);
@@ -107,12 +108,34 @@ coop_result coop__bundle_load(coop__bundle *b, const char *path, coop__str *log)
     const char *sha = json_string_value(json_object_get(p, "sha256"));
     const char *kind = json_string_value(json_object_get(p, "kind"));
     json_t *bytes = json_object_get(p, "bytes");
+    int is_fatbin = kind && !strcmp(kind, "fatbin");
     int sm = arch ? coop__parse_sm(arch) : -1;
+    int archs[32], n_archs = 0;
+    if (is_fatbin) {
+      json_t *ja = json_object_get(p, "archs");
+      size_t k;
+      json_t *a;
+      sm = json_is_array(ja) && json_array_size(ja) > 0 && json_array_size(ja) <= 32 ? 1 << 30 : -1;
+      json_array_foreach(ja, k, a)
+      {
+        int x = coop__parse_sm(json_string_value(a));
+        if (x < 0 || sm < 0) {
+          sm = -1;
+          break;
+        }
+        archs[n_archs++] = x;
+        if (x < sm) sm = x;
+      }
+    }
     if (sm < 0 || !plain_file_name(file) || !sha || strlen(sha) != 64 || !json_is_integer(bytes) || !kind ||
-        strcmp(kind, "ltoir") != 0)
-      FAIL(COOP_ERROR_BUNDLE_CORRUPT, "%s: payloads[%zu]: needs arch (sm_XX), kind ltoir, file, bytes and sha256", path, i);
+        (strcmp(kind, "ltoir") != 0 && !is_fatbin))
+      FAIL(COOP_ERROR_BUNDLE_CORRUPT,
+           "%s: payloads[%zu]: needs kind (ltoir with arch sm_XX, or fatbin with archs), file, bytes and sha256", path, i);
     coop__payload *pl = &b->payloads[b->n_payloads++];
     pl->arch = sm;
+    pl->fatbin = is_fatbin;
+    pl->n_archs = n_archs;
+    memcpy(pl->archs, archs, sizeof archs);
     pl->file = coop__strdup(file);
     memcpy(pl->sha256, sha, 65);
     pl->bytes = (size_t)json_integer_value(bytes);
@@ -151,6 +174,7 @@ const coop__payload *coop__bundle_payload(const coop__bundle *b, int arch)
   const coop__payload *best = NULL;
   for (int i = 0; i < b->n_payloads; ++i) {
     const coop__payload *p = &b->payloads[i];
+    /* a fatbin qualifies when one of its entries does; nvJitLink picks the entry */
     if (p->arch <= arch && (!best || p->arch > best->arch)) best = p;
   }
   return best;
@@ -207,9 +231,154 @@ coop_result coop_catalog_close(coop_catalog **catalog)
   free(c->bundles);
   free(c->index);
   free(c->dir);
+  pthread_mutex_destroy(&c->mu);
   free(c);
   *catalog = NULL;
   return COOP_SUCCESS;
+}
+
+/* The versions an index or a manifest records, checked against this cooplink and nvJitLink. */
+static coop_result check_versions(json_t *m, const char *path, coop__str *log)
+{
+  coop_result rc = COOP_SUCCESS;
+  int a, bb, c;
+  const char *cv = json_string_value(json_object_get(m, "cooplink_version"));
+  if (!parse_version(cv, &a, &bb, &c)) FAIL(COOP_ERROR_BUNDLE_CORRUPT, "%s: cooplink_version: missing or malformed", path);
+  if (a != COOP_VERSION_MAJOR || bb > COOP_VERSION_MINOR)
+    FAIL(COOP_ERROR_BUNDLE_VERSION, "%s: cooplink_version: %s is not readable by cooplink %s (same major, minor not newer)",
+         path, cv, COOP_VERSION_STRING);
+  const char *cuda = json_string_value(json_object_get(m, "cuda_version"));
+  if (!parse_version(cuda, &a, &bb, &c)) FAIL(COOP_ERROR_BUNDLE_CORRUPT, "%s: cuda_version: missing or malformed", path);
+  int lma, lmi;
+  if (coop__nvjitlink_version(&lma, &lmi)) FAIL(COOP_ERROR_TOOLKIT, "nvJitLinkVersion failed");
+  if (a != lma)
+    FAIL(COOP_ERROR_BUNDLE_CUDA_MAJOR, "%s: cuda_version: made with CUDA %s, this nvJitLink is %d.%d (the major must match)",
+         path, cuda, lma, lmi);
+  if (bb > lmi)
+    FAIL(COOP_ERROR_BUNDLE_PRODUCER_NEWER, "%s: cuda_version: made with CUDA %s, newer than this nvJitLink %d.%d", path,
+         cuda, lma, lmi);
+out:
+  return rc;
+}
+
+/* index.json: the catalog's bundles and symbols without reading every manifest (a catalog of a
+ * thousand bundles opens in a few milliseconds); each manifest is read and checked against the hash
+ * the index records when a link first needs it. */
+static coop_result open_index(coop_catalog *c, const char *path, coop__str *log)
+{
+  coop_result rc = COOP_SUCCESS;
+  char *text = NULL;
+  size_t size = 0;
+  json_t *m = NULL;
+  if (coop__read_file(path, &text, &size) != COOP_SUCCESS) FAIL(COOP_ERROR_IO, "%s: cannot read the index", path);
+  coop__sha256_hex(text, size, c->digest);
+  json_error_t je;
+  m = json_loadb(text, size, 0, &je);
+  if (!m || !json_is_object(m))
+    FAIL(COOP_ERROR_BUNDLE_CORRUPT, "%s:%d:%d: not a valid catalog index: %s", path, je.line, je.column,
+         m ? "not a JSON object" : je.text);
+  json_t *fmt = json_object_get(m, "format");
+  const char *kind = json_string_value(json_object_get(m, "kind"));
+  if (!kind || strcmp(kind, "cooplink-catalog") != 0)
+    FAIL(COOP_ERROR_BUNDLE_CORRUPT, "%s: kind: missing or not \"cooplink-catalog\"", path);
+  if (!json_is_integer(fmt)) FAIL(COOP_ERROR_BUNDLE_CORRUPT, "%s: format: missing or not an integer", path);
+  if (json_integer_value(fmt) != 2)
+    FAIL(COOP_ERROR_BUNDLE_FORMAT, "%s: format: version %lld is not supported (this cooplink reads catalog format 2)",
+         path, (long long)json_integer_value(fmt));
+  if ((rc = check_versions(m, path, log))) goto out;
+  json_t *bundles = json_object_get(m, "bundles");
+  if (!json_is_array(bundles)) FAIL(COOP_ERROR_BUNDLE_CORRUPT, "%s: bundles: missing or not a list", path);
+  c->bundles = calloc(json_array_size(bundles) + 1, sizeof *c->bundles);
+  if (!c->bundles) FAIL(COOP_ERROR_OUT_OF_MEMORY, "out of memory");
+  size_t i, total = 0;
+  json_t *b;
+  json_array_foreach(bundles, i, b)
+  {
+    const char *name = json_string_value(json_object_get(b, "name"));
+    const char *sha = json_string_value(json_object_get(b, "manifest_sha256"));
+    json_t *syms = json_object_get(b, "symbols");
+    if (!name || !plain_file_name(name) || !sha || strlen(sha) != 64 || !json_is_array(syms))
+      FAIL(COOP_ERROR_BUNDLE_CORRUPT, "%s: bundles[%zu]: needs name, manifest_sha256 and symbols", path, i);
+    coop__bundle *cb = &c->bundles[c->n_bundles++];
+    char mname[300];
+    snprintf(mname, sizeof mname, "%s.json", name);
+    cb->name = coop__strdup(name);
+    cb->dir = coop__strdup(c->dir);
+    cb->manifest = coop__path_join(c->dir, mname);
+    memcpy(cb->expected_sha, sha, 65);
+    cb->symbols = calloc(json_array_size(syms) + 1, sizeof *cb->symbols);
+    if (!cb->name || !cb->dir || !cb->manifest || !cb->symbols) FAIL(COOP_ERROR_OUT_OF_MEMORY, "out of memory");
+    size_t k;
+    json_t *sym;
+    json_array_foreach(syms, k, sym)
+    {
+      const char *sn = json_string_value(sym);
+      if (!sn || strncmp(sn, "coop_", 5) != 0)
+        FAIL(COOP_ERROR_BUNDLE_CORRUPT, "%s: bundles[%zu].symbols[%zu]: missing or not a coop_ symbol", path, i, k);
+      if (!(cb->symbols[cb->n_symbols++] = coop__strdup(sn))) FAIL(COOP_ERROR_OUT_OF_MEMORY, "out of memory");
+    }
+    total += cb->n_symbols;
+  }
+  c->index = calloc(total + 1, sizeof *c->index);
+  if (!c->index) FAIL(COOP_ERROR_OUT_OF_MEMORY, "out of memory");
+  c->indexed = 1;
+out:
+  json_decref(m);
+  free(text);
+  return rc;
+}
+
+/* A folder without index.json: every *.json is a bundle manifest, each read and checked now. */
+static coop_result open_folder(coop_catalog *c, const char *dir, coop__str *log)
+{
+  coop_result rc = COOP_SUCCESS;
+  char **names = NULL;
+  size_t n_names = 0, cap = 0;
+  DIR *d = opendir(dir);
+  if (!d) {
+    coop__str_printf(log, "%s: cannot open the catalog folder: %s\n", dir, strerror(errno));
+    return COOP_ERROR_IO;
+  }
+  struct dirent *e;
+  while ((e = readdir(d))) {
+    size_t n = strlen(e->d_name);
+    if (n <= 5 || e->d_name[0] == '.' || strcmp(e->d_name + n - 5, ".json") != 0) continue;
+    if (n_names == cap) {
+      cap = cap ? cap * 2 : 64;
+      char **nn = realloc(names, cap * sizeof *nn);
+      if (!nn) FAIL(COOP_ERROR_OUT_OF_MEMORY, "out of memory");
+      names = nn;
+    }
+    if (!(names[n_names] = coop__strdup(e->d_name))) FAIL(COOP_ERROR_OUT_OF_MEMORY, "out of memory");
+    ++n_names;
+  }
+  qsort(names, n_names, sizeof *names, cmp_str);
+  c->bundles = calloc(n_names + 1, sizeof *c->bundles);
+  if (!c->bundles) FAIL(COOP_ERROR_OUT_OF_MEMORY, "out of memory");
+  coop__str ident = {0};
+  size_t total = 0;
+  for (size_t i = 0; i < n_names; ++i) {
+    char *path = coop__path_join(dir, names[i]);
+    rc = path ? coop__bundle_load(&c->bundles[c->n_bundles], path, log) : COOP_ERROR_OUT_OF_MEMORY;
+    free(path);
+    if (rc) {
+      coop__str_free(&ident);
+      goto out;
+    }
+    coop__bundle *b = &c->bundles[c->n_bundles++];
+    b->loaded = 1;
+    coop__str_printf(&ident, "%s %s\n", b->name, b->manifest_sha256);
+    total += b->n_symbols;
+  }
+  coop__sha256_hex(coop__str_get(&ident), ident.len, c->digest);
+  coop__str_free(&ident);
+  c->index = calloc(total + 1, sizeof *c->index);
+  if (!c->index) FAIL(COOP_ERROR_OUT_OF_MEMORY, "out of memory");
+out:
+  closedir(d);
+  for (size_t i = 0; i < n_names; ++i) free(names[i]);
+  free(names);
+  return rc;
 }
 
 coop_result coop__catalog_open(coop_catalog **catalog, const char *dir, char **errlog, int allow_duplicates)
@@ -221,65 +390,15 @@ coop_result coop__catalog_open(coop_catalog **catalog, const char *dir, char **e
   coop__str log = {0};
   coop_result rc = COOP_SUCCESS;
   coop_catalog *c = calloc(1, sizeof *c);
-  char **names = NULL;
-  size_t n_names = 0, cap = 0;
-  DIR *d = NULL;
-  if (!c || !(c->dir = coop__strdup(dir))) {
+  char *index_path = NULL;
+  if (!c || !(c->dir = coop__strdup(dir)) || !(index_path = coop__path_join(dir, "index.json"))) {
+    if (c) pthread_mutex_init(&c->mu, NULL);
     rc = COOP_ERROR_OUT_OF_MEMORY;
     goto out;
   }
-  d = opendir(dir);
-  if (!d) {
-    coop__str_printf(&log, "%s: cannot open the catalog folder: %s\n", dir, strerror(errno));
-    rc = COOP_ERROR_IO;
-    goto out;
-  }
-  struct dirent *e;
-  while ((e = readdir(d))) {
-    size_t n = strlen(e->d_name);
-    if (n <= 5 || e->d_name[0] == '.' || strcmp(e->d_name + n - 5, ".json") != 0) continue;
-    if (n_names == cap) {
-      cap = cap ? cap * 2 : 64;
-      char **nn = realloc(names, cap * sizeof *nn);
-      if (!nn) {
-        rc = COOP_ERROR_OUT_OF_MEMORY;
-        goto out;
-      }
-      names = nn;
-    }
-    if (!(names[n_names] = coop__strdup(e->d_name))) {
-      rc = COOP_ERROR_OUT_OF_MEMORY;
-      goto out;
-    }
-    ++n_names;
-  }
-  qsort(names, n_names, sizeof *names, cmp_str);
-  c->bundles = calloc(n_names + 1, sizeof *c->bundles);
-  if (!c->bundles) {
-    rc = COOP_ERROR_OUT_OF_MEMORY;
-    goto out;
-  }
-  coop__str ident = {0};
-  size_t total = 0;
-  for (size_t i = 0; i < n_names; ++i) {
-    char *path = coop__path_join(dir, names[i]);
-    rc = path ? coop__bundle_load(&c->bundles[c->n_bundles], path, &log) : COOP_ERROR_OUT_OF_MEMORY;
-    free(path);
-    if (rc) {
-      coop__str_free(&ident);
-      goto out;
-    }
-    coop__bundle *b = &c->bundles[c->n_bundles++];
-    coop__str_printf(&ident, "%s %s\n", b->name, b->manifest_sha256);
-    total += b->n_symbols;
-  }
-  coop__sha256_hex(coop__str_get(&ident), ident.len, c->digest);
-  coop__str_free(&ident);
-  c->index = calloc(total + 1, sizeof *c->index);
-  if (!c->index) {
-    rc = COOP_ERROR_OUT_OF_MEMORY;
-    goto out;
-  }
+  pthread_mutex_init(&c->mu, NULL);
+  rc = access(index_path, F_OK) == 0 ? open_index(c, index_path, &log) : open_folder(c, dir, &log);
+  if (rc) goto out;
   for (size_t i = 0; i < c->n_bundles; ++i)
     for (size_t k = 0; k < c->bundles[i].n_symbols; ++k) c->index[c->n_index++] = (coop__sym){c->bundles[i].symbols[k], i};
   qsort(c->index, c->n_index, sizeof *c->index, cmp_sym);
@@ -291,9 +410,7 @@ coop_result coop__catalog_open(coop_catalog **catalog, const char *dir, char **e
       goto out;
     }
 out:
-  if (d) closedir(d);
-  for (size_t i = 0; i < n_names; ++i) free(names[i]);
-  free(names);
+  free(index_path);
   if (rc) {
     coop_catalog_close(&c);
     if (errlog) *errlog = log.p ? log.p : coop__strdup(coop_result_string(rc));
@@ -305,12 +422,60 @@ out:
   return COOP_SUCCESS;
 }
 
+coop_result coop__catalog_bundle(const coop_catalog *cc, size_t i, const coop__bundle **out, coop__str *log)
+{
+  coop_catalog *c = (coop_catalog *)cc; /* loading on first use is the only change, under the lock */
+  if (i >= c->n_bundles) return COOP_ERROR_INVALID_VALUE;
+  coop__bundle *b = &c->bundles[i];
+  coop_result rc = COOP_SUCCESS;
+  pthread_mutex_lock(&c->mu);
+  if (!b->loaded) {
+    coop__bundle nb;
+    rc = coop__bundle_load(&nb, b->manifest, log);
+    int read_ok = rc == COOP_SUCCESS; /* on failure coop__bundle_load has freed nb */
+    if (!rc && strcmp(nb.manifest_sha256, b->expected_sha) != 0) {
+      coop__str_printf(log, "%s: the manifest's sha256 %s is not the one index.json records (%s): changed after the "
+                            "catalog was built\n", b->manifest, nb.manifest_sha256, b->expected_sha);
+      rc = COOP_ERROR_BUNDLE_HASH;
+    }
+    if (!rc && nb.n_symbols != b->n_symbols) {
+      coop__str_printf(log, "%s: symbols: %zu, index.json lists %zu\n", b->manifest, nb.n_symbols, b->n_symbols);
+      rc = COOP_ERROR_BUNDLE_CORRUPT;
+    }
+    if (!rc) {
+      /* keep the index's symbol strings (c->index points at them); take the rest of the manifest */
+      for (size_t k = 0; k < nb.n_symbols; ++k) free(nb.symbols[k]);
+      free(nb.symbols);
+      nb.symbols = b->symbols;
+      nb.n_symbols = b->n_symbols;
+      free(b->name);
+      free(b->dir);
+      free(b->manifest);
+      memcpy(nb.expected_sha, b->expected_sha, 65);
+      *b = nb;
+      b->loaded = 1;
+    } else if (read_ok) {
+      coop__bundle_free(&nb);
+    }
+  }
+  pthread_mutex_unlock(&c->mu);
+  if (!rc) *out = b;
+  return rc;
+}
+
 coop_result coop_catalog_get_counts(const coop_catalog *catalog, size_t *bundles, size_t *symbols)
 {
   if (!catalog) return COOP_ERROR_INVALID_VALUE;
   if (bundles) *bundles = catalog->n_bundles;
   if (symbols) *symbols = catalog->n_index;
   return COOP_SUCCESS;
+}
+
+long coop__catalog_lookup(const coop_catalog *c, const char *symbol)
+{
+  coop__sym key = {symbol, 0};
+  const coop__sym *s = bsearch(&key, c->index, c->n_index, sizeof key, cmp_sym);
+  return s ? (long)s->bundle : -1;
 }
 
 coop_result coop_catalog_find(const coop_catalog *catalog, const char *symbol, const char **bundle)

@@ -378,6 +378,7 @@ typedef struct blob {
   char *data;
   size_t size;
   const char *name;
+  int fatbin;
 } blob;
 
 static char *jl_log(nvJitLinkHandle h, int info)
@@ -431,7 +432,8 @@ static coop_result jl_run(coop_linker *l, int only_kind, const blob *extra, size
     }
   }
   for (size_t i = 0; i < n_extra && !rc; ++i)
-    if ((r = nvJitLinkAddData(h, NVJITLINK_INPUT_LTOIR, extra[i].data, extra[i].size, extra[i].name)) !=
+    if ((r = nvJitLinkAddData(h, extra[i].fatbin ? NVJITLINK_INPUT_FATBIN : NVJITLINK_INPUT_LTOIR, extra[i].data,
+                              extra[i].size, extra[i].name)) !=
         NVJITLINK_SUCCESS) {
       lg(l, "%s: nvJitLink refused the bundle payload (%d)", extra[i].name, (int)r);
       rc = COOP_ERROR_NVJITLINK;
@@ -550,13 +552,12 @@ typedef struct chosen {
   const coop__bundle *b;
 } chosen;
 
-static const coop__bundle *find_in(const coop_catalog *c, const char *sym)
+/* The bundle of c defining sym (its manifest read and checked on first use), or NULL in *b. */
+static coop_result find_in(coop_linker *l, const coop_catalog *c, const char *sym, const coop__bundle **b)
 {
-  const char *name;
-  if (!c || coop_catalog_find(c, sym, &name) != COOP_SUCCESS) return NULL;
-  for (size_t i = 0; i < c->n_bundles; ++i)
-    if (!strcmp(c->bundles[i].name, name)) return &c->bundles[i];
-  return NULL;
+  *b = NULL;
+  long i = c ? coop__catalog_lookup(c, sym) : -1;
+  return i < 0 ? COOP_SUCCESS : coop__catalog_bundle(c, (size_t)i, b, &l->log);
 }
 
 static int defined_by_extra(const coop_linker *l, const char *sym)
@@ -631,12 +632,13 @@ static coop_result resolve(coop_linker *l, const coop__bundle ***bundles, size_t
     for (size_t i = 0; i < l->needed.n; ++i) {
       const char *sym = l->needed.v[i];
       if (defined_by_extra(l, sym)) continue;
-      const coop__bundle *b = find_in(l->catalog, sym);
+      const coop__bundle *b = NULL;
+      if ((rc = find_in(l, l->catalog, sym, &b))) break;
       if (!b && !gen_open) {
         gen_open = 1;
         if ((rc = reopen_generated(l))) break;
       }
-      if (!b) b = find_in(l->generated, sym);
+      if (!b && (rc = find_in(l, l->generated, sym, &b))) break;
       if (!b) {
         if (!sl_add(&missing, sym)) rc = COOP_ERROR_OUT_OF_MEMORY;
         continue;
@@ -748,6 +750,7 @@ static coop_result link_all(coop_linker *l)
       }
       rc = coop__bundle_read_payload(bundles[i], p, &payloads[i].data, &payloads[i].size, &l->log);
       payloads[i].name = bundles[i]->name;
+      payloads[i].fatbin = p->fatbin;
     }
     if (rc) break;
     char *info = NULL, *error = NULL;

@@ -4,9 +4,12 @@
 
 #include "../common/common.h"
 #include <cooplink/cooplink.h>
+#include <pthread.h>
 
 typedef struct coop__payload {
-  int arch;
+  int arch;   /* LTO-IR: its arch; fatbin: the lowest of its entries */
+  int fatbin; /* a fatbin with one lto entry per arch of archs */
+  int archs[32], n_archs;
   char *file; /* plain name inside the bundle's folder */
   char sha256[65];
   size_t bytes;
@@ -21,6 +24,8 @@ typedef struct coop__bundle {
   int n_payloads;
   char **symbols;
   size_t n_symbols;
+  int loaded;             /* an indexed catalog reads a bundle's manifest on first use */
+  char expected_sha[65];  /* ... and checks it against the index's hash */
 } coop__bundle;
 
 typedef struct coop__sym {
@@ -30,6 +35,8 @@ typedef struct coop__sym {
 
 struct coop_catalog {
   char *dir;
+  int indexed;            /* opened from index.json: bundles are loaded when a link first needs them */
+  pthread_mutex_t mu;     /* guards those loads: a catalog may be shared by threads */
   coop__bundle *bundles;
   size_t n_bundles;
   coop__sym *index; /* sorted by name */
@@ -40,6 +47,10 @@ struct coop_catalog {
 /* coop_catalog_open; allow_duplicates for the folder of bundles generated on demand, where processes
  * racing on overlapping sets of missing symbols may each have generated one (they are identical). */
 coop_result coop__catalog_open(coop_catalog **catalog, const char *dir, char **errlog, int allow_duplicates);
+/* The index of the bundle of c that defines symbol, or -1. */
+long coop__catalog_lookup(const coop_catalog *c, const char *symbol);
+/* The i-th bundle of c, its manifest read and checked (against the index's hash) on first use. */
+coop_result coop__catalog_bundle(const coop_catalog *c, size_t i, const coop__bundle **b, coop__str *log);
 /* Reads and checks one manifest into b (fields owned by b). Messages go to log, naming path and field. */
 coop_result coop__bundle_load(coop__bundle *b, const char *path, coop__str *log);
 void coop__bundle_free(coop__bundle *b);

@@ -106,6 +106,21 @@ COOP_API coop_result coop_gen_get_source(coop_gen *gen, char **source);
  * (log in the handle), COOP_ERROR_IO, COOP_ERROR_OUT_OF_MEMORY. */
 COOP_API coop_result coop_gen_write(coop_gen *gen, const char *dir);
 
+/* Writes a catalog into dir (created if missing): one small bundle per CUB instance (the variants of
+ * one family, type, op, block shape, items and algorithm), so that a link adds only the units of the
+ * symbols it calls, plus index.json (every symbol -> its unit, each unit's manifest hash; written
+ * last, the commit point) and one C header <name>.h for every symbol. Units are compiled in parallel
+ * ($COOPGEN_JOBS processes, default one per CPU) by the toolkit's nvcc front end (cicc with nvcc's own
+ * commands, which emits none of the ~600 unused weak globals NVRTC puts in every module), or by NVRTC
+ * where nvcc or its host preprocessor is missing; each unit's payload is one compressed fatbin with an
+ * lto entry per arch where the toolkit has fatbinary, else LTO-IR per arch. The same requests give
+ * byte-identical files wherever they are built. Files of units that a previous catalog in dir listed
+ * and this one does not are removed once the new index is in place. Returns as coop_gen_write. */
+COOP_API coop_result coop_gen_write_catalog(coop_gen *gen, const char *dir);
+
+/* Number of catalog units (bundles) the requests so far form. */
+COOP_API coop_result coop_gen_get_unit_count(coop_gen *gen, size_t *count);
+
 /* The handle's log: the messages of the last failing call (one per line) and NVRTC's log. Size
  * includes the terminating NUL. */
 COOP_API coop_result coop_gen_get_log_size(const coop_gen *gen, size_t *size);

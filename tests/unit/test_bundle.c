@@ -94,7 +94,7 @@ Test(bundle, manifest_agrees_with_header_and_payloads, .timeout = 300)
   json_error_t je;
   json_t *m = json_load_file(mp, 0, &je);
   cr_assert_not_null(m);
-  cr_assert_eq(json_integer_value(json_object_get(m, "format")), 1);
+  cr_assert_eq(json_integer_value(json_object_get(m, "format")), 2);
   cr_assert_str_eq(json_string_value(json_object_get(m, "cooplink_version")), coop_version_string());
   cr_assert_str_eq(json_string_value(json_object_get(m, "cuda_version")), "13.0");
   char hex[65];

@@ -80,8 +80,8 @@ static void expect_field(const char *key, json_t *value, coop_result rc, const c
 
 Test(catalog, format_version)
 {
-  expect_field("format", json_integer(2), COOP_ERROR_BUNDLE_FORMAT,
-               "%s: format: version 2 is not supported (this cooplink reads format 1)\n");
+  expect_field("format", json_integer(3), COOP_ERROR_BUNDLE_FORMAT,
+               "%s: format: version 3 is not supported (this cooplink reads formats 1 and 2)\n");
 }
 
 Test(catalog, cooplink_version)
