@@ -137,7 +137,8 @@ static void run_preprocess(build *b, job *j)
     coop__str_free(&text);
     if (j->rc) coop__str_printf(&j->log, "%s: cannot write\n", src);
   }
-  if (!j->rc) j->rc = coop__lean_preprocess(&b->lean_tc[j->arch_i], b->work, src, out, &j->log);
+  /* by its name in the work folder: the path is written into the preprocessed text */
+  if (!j->rc) j->rc = coop__lean_preprocess(&b->lean_tc[j->arch_i], b->work, strrchr(src, '/') + 1, out, &j->log);
   if (!j->rc)
     j->rc = coop__read_file(out, &b->header_ii[j->fam][j->arch_i], &b->header_ii_size[j->fam][j->arch_i]);
   if (out) unlink(out);
@@ -167,7 +168,7 @@ static void run_compile(build *b, job *j)
     if (f) ok &= fclose(f) == 0;
     coop__str_free(&tail);
     j->rc = ok ? coop__lean_compile(&b->lean_tc[j->arch_i], jobdir, ii, ltoir, &j->log) : COOP_ERROR_IO;
-    unlink(ii);
+    if (!getenv("COOPGEN_KEEP_WORK")) unlink(ii);
   } else if (!j->rc) {
     /* no nvcc front end: NVRTC, one module per unit and arch (larger: its weak globals stay) */
     sub.n_archs = 1;
@@ -536,7 +537,7 @@ coop_result coop_gen_write_catalog(coop_gen *gen, const char *dir)
   for (size_t u = 0; b.units && u < b.n_units; ++u)
     for (int i = 0; i < 33; ++i) free(b.units[u].files[i]);
   if (b.work) {
-    nftw(b.work, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+    if (!getenv("COOPGEN_KEEP_WORK")) nftw(b.work, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
     free(b.work);
   }
   free(b.units);

@@ -2,6 +2,8 @@
 #include "runtime.h"
 
 #include <dirent.h>
+#include <dlfcn.h>
+#include <limits.h>
 #include <errno.h>
 #include <jansson.h>
 #include <nvJitLink.h>
@@ -211,10 +213,40 @@ static int cmp_sym(const void *a, const void *b)
 }
 static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
+static char installed_catalog[4096];
+
+/* The installed catalog, found relative to the installed library (or, when linked statically, to the
+ * program that contains this code), so that an installed tree works wherever it is unpacked. */
+static void find_installed_catalog(void)
+{
+  Dl_info info;
+  if (!dladdr((void *)&find_installed_catalog, &info) || !info.dli_fname) return;
+  char self[4096];
+  if (!realpath(info.dli_fname, self)) return;
+  char *slash = strrchr(self, '/');
+  if (!slash) return;
+  *slash = 0;
+#if defined(COOP_LIB_TO_CATALOG) && defined(COOP_BIN_TO_CATALOG)
+  const char *rels[] = {COOP_LIB_TO_CATALOG, COOP_BIN_TO_CATALOG};
+  for (int i = 0; i < 2; ++i) {
+    char cand[4096 + 300], idx[4096 + 320];
+    snprintf(cand, sizeof cand, "%s/%s", self, rels[i]);
+    snprintf(idx, sizeof idx, "%s/index.json", cand);
+    if (access(idx, F_OK) == 0 && strlen(cand) < sizeof installed_catalog) {
+      snprintf(installed_catalog, sizeof installed_catalog, "%s", cand);
+      return;
+    }
+  }
+#endif
+}
+
 static const char *default_catalog_dir(void)
 {
   const char *e = getenv("COOPLINK_CATALOG");
   if (e && *e) return e;
+  static pthread_once_t once = PTHREAD_ONCE_INIT;
+  pthread_once(&once, find_installed_catalog);
+  if (installed_catalog[0]) return installed_catalog;
 #ifdef COOP_DEFAULT_CATALOG
   return COOP_DEFAULT_CATALOG;
 #else
@@ -231,6 +263,7 @@ coop_result coop_catalog_close(coop_catalog **catalog)
   free(c->bundles);
   free(c->index);
   free(c->dir);
+  free(c->header_file);
   pthread_mutex_destroy(&c->mu);
   free(c);
   *catalog = NULL;
@@ -286,6 +319,24 @@ static coop_result open_index(coop_catalog *c, const char *path, coop__str *log)
     FAIL(COOP_ERROR_BUNDLE_FORMAT, "%s: format: version %lld is not supported (this cooplink reads catalog format 2)",
          path, (long long)json_integer_value(fmt));
   if ((rc = check_versions(m, path, log))) goto out;
+  json_t *hdr = json_object_get(m, "header");
+  const char *hfile = json_string_value(json_object_get(hdr, "file"));
+  const char *hsha = json_string_value(json_object_get(hdr, "sha256"));
+  if (!plain_file_name(hfile) || !hsha || strlen(hsha) != 64)
+    FAIL(COOP_ERROR_BUNDLE_CORRUPT, "%s: header: needs file and sha256", path);
+  if (!(c->header_file = coop__strdup(hfile))) FAIL(COOP_ERROR_OUT_OF_MEMORY, "out of memory");
+  memcpy(c->header_sha, hsha, 65);
+  json_t *jarchs = json_object_get(m, "archs");
+  size_t ai;
+  json_t *ja;
+  if (!json_is_array(jarchs) || json_array_size(jarchs) == 0 || json_array_size(jarchs) > 32)
+    FAIL(COOP_ERROR_BUNDLE_CORRUPT, "%s: archs: missing, empty or too long", path);
+  json_array_foreach(jarchs, ai, ja)
+  {
+    int a = coop__parse_sm(json_string_value(ja));
+    if (a < 0) FAIL(COOP_ERROR_BUNDLE_CORRUPT, "%s: archs[%zu]: not sm_XX", path, ai);
+    c->archs[c->n_archs++] = a;
+  }
   json_t *bundles = json_object_get(m, "bundles");
   if (!json_is_array(bundles)) FAIL(COOP_ERROR_BUNDLE_CORRUPT, "%s: bundles: missing or not a list", path);
   c->bundles = calloc(json_array_size(bundles) + 1, sizeof *c->bundles);
@@ -491,4 +542,46 @@ coop_result coop_catalog_find(const coop_catalog *catalog, const char *symbol, c
 coop_result coop_catalog_open(coop_catalog **catalog, const char *dir, char **errlog)
 {
   return coop__catalog_open(catalog, dir, errlog, 0);
+}
+
+coop_result coop_catalog_get_bundle_info(const coop_catalog *catalog, size_t i, coop_bundle_info *info, char **errlog)
+{
+  if (errlog) *errlog = NULL;
+  if (!catalog || !info || i >= catalog->n_bundles) return COOP_ERROR_INVALID_VALUE;
+  coop__str log = {0};
+  const coop__bundle *b = NULL;
+  coop_result rc = coop__catalog_bundle(catalog, i, &b, &log);
+  if (rc) {
+    if (errlog) *errlog = log.p ? log.p : coop__strdup(coop_result_string(rc));
+    else coop__str_free(&log);
+    return rc;
+  }
+  coop__str_free(&log);
+  memset(info, 0, sizeof *info);
+  info->name = b->name;
+  info->n_symbols = b->n_symbols;
+  for (int k = 0; k < b->n_payloads; ++k) {
+    const coop__payload *p = &b->payloads[k];
+    info->payload_bytes += p->bytes;
+    info->fatbin |= p->fatbin;
+    if (p->fatbin)
+      for (int a = 0; a < p->n_archs && info->n_archs < 32; ++a) info->archs[info->n_archs++] = p->archs[a];
+    else if (info->n_archs < 32)
+      info->archs[info->n_archs++] = p->arch;
+  }
+  for (int x = 1; x < info->n_archs; ++x)
+    for (int y = x; y > 0 && info->archs[y - 1] > info->archs[y]; --y) {
+      int t = info->archs[y];
+      info->archs[y] = info->archs[y - 1];
+      info->archs[y - 1] = t;
+    }
+  return COOP_SUCCESS;
+}
+
+coop_result coop_catalog_get_symbol(const coop_catalog *catalog, size_t i, const char **symbol, size_t *bundle)
+{
+  if (!catalog || !symbol || i >= catalog->n_index) return COOP_ERROR_INVALID_VALUE;
+  *symbol = catalog->index[i].name;
+  if (bundle) *bundle = catalog->index[i].bundle;
+  return COOP_SUCCESS;
 }

@@ -10,7 +10,8 @@ static const char usage[] =
   "usage: cooplink link [--arch sm_XX] [--catalog DIR] [--no-cache] [--cache-dir DIR] [--no-generate]\n"
   "                     [-I DIR] [--lineinfo] [-Xnvrtc OPT] [-Xnvjitlink OPT] [--verbose]\n"
   "                     INPUT... -o OUT.cubin [--ptx OUT.ptx]\n"
-  "       cooplink catalog [--catalog DIR]     bundles and symbols of a catalog\n"
+  "       cooplink catalog list [DIR] [--symbols]   the bundles of a catalog: symbols, archs, sizes\n"
+  "       cooplink catalog verify [DIR]             full check; exit 0 only when usable here\n"
   "       cooplink device                      the GPU's arch (sm_XX), exit 1 without one\n"
   "       cooplink --version\n"
   "INPUT: .cu (compiled with NVRTC), .ltoir, .ptx, .cubin, .fatbin, .a (nvcc -lib) or a bundle's .json.\n"
@@ -196,23 +197,80 @@ done:
   return status;
 }
 
+static void print_archs(const int *archs, int n)
+{
+  for (int i = 0; i < n; ++i) printf("%ssm_%d", i ? "," : "", archs[i]);
+}
+
+/* cooplink catalog list|verify [DIR]: DIR defaults to $COOPLINK_CATALOG, else the installed catalog. */
 static int cmd_catalog(int argc, char **argv)
 {
-  const char *dir = NULL;
+  const char *dir = NULL, *verb = "list";
+  int symbols = 0, n_pos = 0;
   for (int i = 0; i < argc; ++i) {
     if (!strcmp(argv[i], "--catalog") && i + 1 < argc) dir = argv[++i];
-    else {
+    else if (!strcmp(argv[i], "--symbols")) symbols = 1;
+    else if (argv[i][0] == '-') {
       fprintf(stderr, "cooplink: unknown option '%s'\n%s", argv[i], usage);
       return 2;
+    } else if (n_pos == 0 && (!strcmp(argv[i], "list") || !strcmp(argv[i], "verify"))) {
+      verb = argv[i];
+      ++n_pos;
+    } else if (!dir) {
+      dir = argv[i];
+      ++n_pos;
+    } else {
+      fprintf(stderr, "cooplink: unexpected argument '%s'\n%s", argv[i], usage);
+      return 2;
+    }
+  }
+  if (!strcmp(verb, "verify")) {
+    char *report = NULL;
+    coop_result rc = coop_catalog_verify(dir, &report);
+    print_lines("cooplink: ", report);
+    free(report);
+    if (rc) {
+      fprintf(stderr, "cooplink: catalog %s is not usable: %s (%s)\n", dir ? dir : "(default)", coop_result_name(rc),
+              coop_result_string(rc));
+      return 1;
     }
   }
   coop_catalog *cat = NULL;
   if (!open_catalog(dir, 1, &cat)) return 1;
-  size_t nb, ns;
+  size_t nb, ns, bytes = 0;
   coop_catalog_get_counts(cat, &nb, &ns);
-  printf("%zu bundles, %zu symbols\n", nb, ns);
+  int status = 0;
+  for (size_t i = 0; i < nb; ++i) {
+    coop_bundle_info info;
+    char *err = NULL;
+    coop_result rc = coop_catalog_get_bundle_info(cat, i, &info, &err);
+    if (rc) {
+      print_lines("cooplink: ", err);
+      free(err);
+      status = 1;
+      continue;
+    }
+    bytes += info.payload_bytes;
+    if (!strcmp(verb, "list")) {
+      printf("%-56s %4zu symbols  %8zu bytes  %s ", info.name, info.n_symbols, info.payload_bytes,
+             info.fatbin ? "fatbin" : "ltoir ");
+      print_archs(info.archs, info.n_archs);
+      printf("\n");
+    }
+  }
+  if (symbols)
+    for (size_t i = 0; i < ns; ++i) {
+      const char *sym;
+      size_t b;
+      coop_bundle_info info;
+      if (coop_catalog_get_symbol(cat, i, &sym, &b) == COOP_SUCCESS &&
+          coop_catalog_get_bundle_info(cat, b, &info, NULL) == COOP_SUCCESS)
+        printf("%s %s\n", sym, info.name);
+    }
+  printf("%s: %zu bundles, %zu symbols, %zu payload bytes%s\n", dir ? dir : "(default catalog)", nb, ns, bytes,
+         !strcmp(verb, "verify") && !status ? "; every manifest, payload hash, arch and version checked: usable" : "");
   coop_catalog_close(&cat);
-  return 0;
+  return status;
 }
 
 int main(int argc, char **argv)

@@ -42,6 +42,10 @@ struct coop_catalog {
   coop__sym *index; /* sorted by name */
   size_t n_index;
   char digest[65]; /* identity of every manifest, for cache keys */
+  /* from index.json */
+  char *header_file;
+  char header_sha[65];
+  int archs[32], n_archs;
 };
 
 /* coop_catalog_open; allow_duplicates for the folder of bundles generated on demand, where processes

@@ -29,8 +29,12 @@ extern "C" {
 
 typedef struct coop_catalog coop_catalog;
 
-/* Opens the bundles (*.json manifests) of dir; dir NULL means $COOPLINK_CATALOG, else the installed
- * catalog (<prefix>/share/cooplink/catalog). Each manifest is checked: well-formed
+/* Opens a catalog folder; dir NULL means $COOPLINK_CATALOG, else the installed catalog (found relative
+ * to the installed library, so that an installed tree may be moved; else <prefix>/share/cooplink/catalog).
+ * A folder with an index.json (written by coopgen --catalog) is opened from the index alone: its
+ * format, cooplink and CUDA versions are checked now, and each bundle's manifest when a link first
+ * needs it (also against the index's hash: COOP_ERROR_BUNDLE_HASH). A folder without one is read
+ * manifest by manifest (*.json). Each manifest is checked: well-formed
  * (COOP_ERROR_BUNDLE_CORRUPT), format version (COOP_ERROR_BUNDLE_FORMAT), cooplink version: same
  * major, minor not newer (COOP_ERROR_BUNDLE_VERSION), CUDA major equal to nvJitLink's
  * (COOP_ERROR_BUNDLE_CUDA_MAJOR), producer not newer than nvJitLink (COOP_ERROR_BUNDLE_PRODUCER_NEWER),
@@ -49,6 +53,33 @@ COOP_API coop_result coop_catalog_get_counts(const coop_catalog *catalog, size_t
 /* The bundle (manifest name without .json) that defines symbol, or COOP_ERROR_SYMBOL_MISSING. The
  * string lives as long as the catalog. */
 COOP_API coop_result coop_catalog_find(const coop_catalog *catalog, const char *symbol, const char **bundle);
+
+/* One bundle of a catalog, as coop_catalog_get_bundle_info reports it. Strings live as long as the
+ * catalog. */
+typedef struct coop_bundle_info {
+  const char *name;
+  size_t n_symbols;
+  int archs[32]; /* the archs its payloads cover, ascending (e.g. 90) */
+  int n_archs;
+  int fatbin;    /* 1: one fatbin with an lto entry per arch; 0: LTO-IR per arch */
+  size_t payload_bytes;
+} coop_bundle_info;
+
+/* The i-th bundle (0 <= i < bundles of coop_catalog_get_counts); reads its manifest if not read yet,
+ * with the coop_catalog_open codes (message in *errlog when not NULL; free() it). */
+COOP_API coop_result coop_catalog_get_bundle_info(const coop_catalog *catalog, size_t i, coop_bundle_info *info,
+                                                  char **errlog);
+
+/* The i-th symbol of the catalog in name order and its bundle's index. */
+COOP_API coop_result coop_catalog_get_symbol(const coop_catalog *catalog, size_t i, const char **symbol,
+                                             size_t *bundle);
+
+/* Checks a catalog completely, as a link would and more: the index or every manifest, every payload's
+ * size and sha256, the header's sha256, that every bundle covers every arch the catalog lists, the
+ * CUDA major (same as this nvJitLink's) and producer (not newer). *report (malloc'd; free() it) gets
+ * one line per problem, naming the file and field, or nothing when all is well. Returns COOP_SUCCESS
+ * only when the catalog is usable with this nvJitLink, else the code of the first problem. */
+COOP_API coop_result coop_catalog_verify(const char *dir, char **report);
 
 /* ---------------------------------------------------------------- linker */
 

@@ -1,0 +1,308 @@
+/* Catalogs of units (coopgen --catalog): the layout, determinism, what a link adds, and
+ * coop_catalog_verify / `cooplink catalog verify` on tampered, truncated and foreign catalogs. */
+#include <criterion/criterion.h>
+#include <jansson.h>
+#include <nvJitLink.h>
+#include <sys/wait.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../support/lto.h"
+#include "rt_util.h"
+#include "util.h"
+
+/* Three units: load direct, load striped (plain + guarded each), reduce sum raking at one item (full +
+ * partial): 6 symbols. */
+static const coop_gen_group GROUPS[] = {
+  {.family = "block_load", .type = "f32", .threads = "32", .items = "1", .algorithm = "direct,striped"},
+  {.family = "block_reduce", .type = "f32", .op = "sum", .threads = "32", .items = "1", .algorithm = "raking"},
+};
+
+static void build(const char *dir, int n_groups)
+{
+  coop_gen *gen = NULL;
+  cr_assert_eq(coop_gen_create(&gen), COOP_SUCCESS);
+  for (int i = 0; i < n_groups; ++i) cr_assert_eq(coop_gen_add_group(gen, &GROUPS[i]), COOP_SUCCESS);
+  cr_assert_eq(coop_gen_set_name(gen, "units"), COOP_SUCCESS);
+  cr_assert_eq(coop_gen_set_archs(gen, "sm_80"), COOP_SUCCESS);
+  coop_result rc = coop_gen_write_catalog(gen, dir);
+  char *log = coopt_gen_log(gen);
+  cr_assert_eq(rc, COOP_SUCCESS, "%s", log);
+  free(log);
+  coop_gen_destroy(&gen);
+}
+
+/* One catalog for the whole process (a build compiles three units: a few seconds). */
+static char *shared_catalog(void)
+{
+  static char *dir;
+  if (!dir) {
+    dir = coopt_tmpdir();
+    build(dir, 2);
+  }
+  return dir;
+}
+
+static char *copy_of(const char *src)
+{
+  char *dir = coopt_tmpdir();
+  char *cmd = coopt_fmt("cp -a '%s'/. '%s'/", src, dir);
+  cr_assert_eq(system(cmd), 0);
+  free(cmd);
+  return dir;
+}
+
+static const char *const UNITS[] = {"block_load_f32_t32_i1_direct", "block_load_f32_t32_i1_striped",
+                                    "block_reduce_sum_f32_t32_i1_raking"};
+
+Test(units, layout)
+{
+  char *dir = shared_catalog();
+  json_error_t je;
+  char *ip = coopt_fmt("%s/index.json", dir);
+  json_t *idx = json_load_file(ip, 0, &je);
+  cr_assert_not_null(idx, "%s", je.text);
+  cr_assert_str_eq(json_string_value(json_object_get(idx, "kind")), "cooplink-catalog");
+  cr_assert_eq(json_integer_value(json_object_get(idx, "format")), 2);
+  cr_assert_str_eq(json_string_value(json_object_get(json_object_get(idx, "header"), "file")), "units.h");
+  json_t *bundles = json_object_get(idx, "bundles");
+  cr_assert_eq(json_array_size(bundles), 3);
+  static const size_t n_syms[] = {2, 2, 2};
+  for (size_t i = 0; i < 3; ++i) {
+    json_t *b = json_array_get(bundles, i);
+    cr_assert_str_eq(json_string_value(json_object_get(b, "name")), UNITS[i]);
+    cr_assert_eq(json_array_size(json_object_get(b, "symbols")), n_syms[i]);
+    /* the unit's manifest: one fatbin payload covering the catalog's archs */
+    char *mp = coopt_fmt("%s/%s.json", dir, UNITS[i]);
+    json_t *m = json_load_file(mp, 0, &je);
+    cr_assert_not_null(m);
+    json_t *p = json_array_get(json_object_get(m, "payloads"), 0);
+    cr_assert_eq(json_array_size(json_object_get(m, "payloads")), 1);
+    cr_assert_str_eq(json_string_value(json_object_get(p, "kind")), "fatbin");
+    cr_assert_str_eq(json_string_value(json_array_get(json_object_get(p, "archs"), 0)), "sm_80");
+    char *fp = coopt_fmt("%s/%s.fatbin", dir, UNITS[i]);
+    cr_assert(coopt_exists(fp));
+    json_decref(m);
+    free(mp);
+    free(fp);
+  }
+  cr_assert_str_eq(json_string_value(json_array_get(json_object_get(json_array_get(bundles, 2), "symbols"), 0)),
+                   "coop_block_reduce_sum_f32_t32_i1_raking");
+  cr_assert_str_eq(json_string_value(json_array_get(json_object_get(json_array_get(bundles, 2), "symbols"), 1)),
+                   "coop_block_reduce_sum_partial_f32_t32_i1_raking");
+  /* index, header, and a manifest + fatbin per unit: nothing else */
+  cr_assert_eq(coopt_count_entries(dir), 2 + 2 * 3);
+  json_decref(idx);
+  free(ip);
+}
+
+Test(units, deterministic_wherever_built)
+{
+  char *a = shared_catalog();
+  char *b = coopt_tmpdir();
+  char *deeper = coopt_fmt("%s/some/other/place", b);
+  build(deeper, 2);
+  const char *files[] = {"index.json", "units.h", NULL};
+  for (int i = 0; files[i]; ++i) {
+    char *x = coopt_fmt("%s/%s", a, files[i]), *y = coopt_fmt("%s/%s", deeper, files[i]);
+    cr_assert(coopt_same_file(x, y), "%s differs", files[i]);
+    free(x);
+    free(y);
+  }
+  for (int i = 0; i < 3; ++i)
+    for (int k = 0; k < 2; ++k) {
+      char *x = coopt_fmt("%s/%s.%s", a, UNITS[i], k ? "fatbin" : "json");
+      char *y = coopt_fmt("%s/%s.%s", deeper, UNITS[i], k ? "fatbin" : "json");
+      cr_assert(coopt_same_file(x, y), "%s differs between two builds", x);
+      free(x);
+      free(y);
+    }
+  free(deeper);
+}
+
+Test(units, rebuild_drops_units_no_longer_listed)
+{
+  char *dir = copy_of(shared_catalog());
+  build(dir, 1); /* without the reduce group */
+  char *gone = coopt_fmt("%s/%s.fatbin", dir, UNITS[2]), *gone_m = coopt_fmt("%s/%s.json", dir, UNITS[2]);
+  cr_assert(!coopt_exists(gone));
+  cr_assert(!coopt_exists(gone_m));
+  cr_assert_eq(coopt_count_entries(dir), 2 + 2 * 2);
+  coop_catalog *cat = NULL;
+  char *err = NULL;
+  cr_assert_eq(coop_catalog_open(&cat, dir, &err), COOP_SUCCESS, "%s", err);
+  size_t nb = 0, ns = 0;
+  coop_catalog_get_counts(cat, &nb, &ns);
+  cr_assert_eq(nb, 2);
+  cr_assert_eq(ns, 4);
+  coop_catalog_close(&cat);
+}
+
+static const char KERNEL[] =
+  "extern \"C\" __device__ void coop_block_load_f32_t32_i1_direct(const float *, float *, void *);\n"
+  "extern \"C\" __device__ void coop_block_load_guarded_f32_t32_i1_striped(const float *, float *, int, const float *, "
+  "void *);\n"
+  "extern \"C\" __device__ void coop_block_reduce_sum_f32_t32_i1_raking(const float *, float *, void *);\n"
+  "extern \"C\" __global__ void k(const float *in, float *out, int n) {\n"
+  "  __shared__ __align__(16) unsigned char temp[4096];\n"
+  "  float a, b, s, z = 0.0f;\n"
+  "  coop_block_load_f32_t32_i1_direct(in, &a, 0);\n"
+  "  coop_block_load_guarded_f32_t32_i1_striped(in + 32, &b, n, &z, 0);\n"
+  "  a += b;\n"
+  "  coop_block_reduce_sum_f32_t32_i1_raking(&a, &s, temp);\n"
+  "  if (threadIdx.x == 0) *out = s;\n"
+  "}\n";
+
+Test(units, link_adds_only_the_units_called)
+{
+  coop_catalog *cat = NULL;
+  char *err = NULL;
+  cr_assert_eq(coop_catalog_open(&cat, shared_catalog(), &err), COOP_SUCCESS, "%s", err);
+  void *ir;
+  size_t size;
+  coopt_kernel_ltoir(KERNEL, 80, &ir, &size);
+  coop_linker *l = NULL;
+  const char *opts[] = {"-arch=sm_80", "-cache=0", "-generate=0", "-ptx"};
+  coop_result rc = coopt_link_ltoir(cat, opts, 4, ir, size, &l);
+  char *log = coopt_linker_log(l);
+  cr_assert_eq(rc, COOP_SUCCESS, "%s", log);
+  free(log);
+  coop_link_info info;
+  cr_assert_eq(coop_linker_get_info(l, &info), COOP_SUCCESS);
+  cr_assert_eq(info.n_bundles, 3);
+  for (size_t i = 0; i < 3; ++i) {
+    const char *name = NULL;
+    cr_assert_eq(coop_linker_get_bundle(l, i, &name), COOP_SUCCESS);
+    cr_assert_str_eq(name, UNITS[i]);
+  }
+  const char *ptx;
+  size_t ptx_size;
+  cr_assert_eq(coop_linker_get_ptx(l, &ptx, &ptx_size), COOP_SUCCESS);
+  cr_assert_null(strstr(ptx, ".func"));
+  cr_assert_null(strstr(ptx, "call"));
+  coop_linker_destroy(&l);
+
+  /* a kernel that calls one symbol adds one unit */
+  static const char ONE[] = "extern \"C\" __device__ void coop_block_load_f32_t32_i1_striped(const float *, float *, "
+                            "void *);\nextern \"C\" __global__ void k(const float *in, float *out) { float a; "
+                            "coop_block_load_f32_t32_i1_striped(in, &a, 0); out[threadIdx.x] = a; }\n";
+  free(ir);
+  coopt_kernel_ltoir(ONE, 80, &ir, &size);
+  cr_assert_eq(coopt_link_ltoir(cat, opts, 4, ir, size, &l), COOP_SUCCESS);
+  cr_assert_eq(coop_linker_get_info(l, &info), COOP_SUCCESS);
+  cr_assert_eq(info.n_bundles, 1);
+  const char *name = NULL;
+  cr_assert_eq(coop_linker_get_bundle(l, 0, &name), COOP_SUCCESS);
+  cr_assert_str_eq(name, UNITS[1]);
+  coop_linker_destroy(&l);
+  free(ir);
+  coop_catalog_close(&cat);
+}
+
+static void expect_verify(const char *dir, coop_result rc, const char *report)
+{
+  char *got = NULL;
+  cr_assert_eq(coop_catalog_verify(dir, &got), rc, "%s", got);
+  cr_assert_str_eq(got, report);
+  free(got);
+}
+
+Test(units, verify_accepts_a_good_catalog)
+{
+  expect_verify(shared_catalog(), COOP_SUCCESS, "");
+}
+
+static void flip_byte(const char *path, long at)
+{
+  FILE *f = fopen(path, "r+b");
+  cr_assert_not_null(f);
+  cr_assert_eq(fseek(f, at, SEEK_SET), 0);
+  int c = fgetc(f);
+  cr_assert_eq(fseek(f, at, SEEK_SET), 0);
+  fputc(c ^ 0x5a, f);
+  fclose(f);
+}
+
+Test(units, verify_catches_a_tampered_payload)
+{
+  char *dir = copy_of(shared_catalog());
+  char *fp = coopt_fmt("%s/%s.fatbin", dir, UNITS[1]);
+  flip_byte(fp, 200);
+  char *got = NULL;
+  cr_assert_eq(coop_catalog_verify(dir, &got), COOP_ERROR_BUNDLE_HASH);
+  char *want = coopt_fmt("%s: payload sha256 ", fp);
+  cr_assert_eq(strncmp(got, want, strlen(want)), 0, "%s", got);
+  cr_assert_not_null(strstr(got, coopt_fmt("(%s/%s.json, sha256)", dir, UNITS[1])), "%s", got);
+  /* one problem, one line */
+  cr_assert_eq(strchr(got, '\n'), got + strlen(got) - 1);
+  free(got);
+  /* the command line: exit 1, the problem named */
+  char *cmd = coopt_fmt("'%s' catalog verify '%s' > '%s/out.txt' 2>&1", COOPLINK_PATH, dir, dir);
+  int st = system(cmd);
+  cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 1);
+  coopt_blob out = {0};
+  char *op = coopt_fmt("%s/out.txt", dir);
+  cr_assert_eq(coopt_read(op, &out), 0);
+  cr_assert_not_null(strstr(out.data, "COOP_ERROR_BUNDLE_HASH"));
+  cr_assert_not_null(strstr(out.data, fp));
+}
+
+Test(units, verify_catches_a_truncated_payload)
+{
+  char *dir = copy_of(shared_catalog());
+  char *fp = coopt_fmt("%s/%s.fatbin", dir, UNITS[0]);
+  coopt_blob data = {0};
+  cr_assert_eq(coopt_read(fp, &data), 0);
+  cr_assert_eq(truncate(fp, (off_t)(data.size / 2)), 0);
+  char *want = coopt_fmt("%s/%s.json: payloads[0].bytes: %s.fatbin has %zu bytes, the manifest says %zu (truncated or "
+                         "changed)\n",
+                         dir, UNITS[0], UNITS[0], data.size / 2, data.size);
+  expect_verify(dir, COOP_ERROR_BUNDLE_HASH, want);
+}
+
+Test(units, verify_catches_a_changed_manifest)
+{
+  char *dir = copy_of(shared_catalog());
+  char *mp = coopt_fmt("%s/%s.json", dir, UNITS[2]);
+  coopt_manifest_set(mp, "generator", json_string("someone else"));
+  char *got = NULL;
+  cr_assert_eq(coop_catalog_verify(dir, &got), COOP_ERROR_BUNDLE_HASH);
+  cr_assert_not_null(strstr(got, "is not the one index.json records"), "%s", got);
+  cr_assert_eq(strncmp(got, mp, strlen(mp)), 0, "%s", got);
+  free(got);
+}
+
+Test(units, verify_catches_another_cuda_major)
+{
+  char *dir = copy_of(shared_catalog());
+  char *ip = coopt_fmt("%s/index.json", dir);
+  coopt_manifest_set(ip, "cuda_version", json_string("12.8"));
+  unsigned ma = 0, mi = 0;
+  cr_assert_eq(nvJitLinkVersion(&ma, &mi), NVJITLINK_SUCCESS);
+  char *want = coopt_fmt("%s: cuda_version: made with CUDA 12.8, this nvJitLink is %u.%u (the major must match)\n", ip,
+                         ma, mi);
+  expect_verify(dir, COOP_ERROR_BUNDLE_CUDA_MAJOR, want);
+  /* and a link refuses it at open */
+  coop_catalog *cat = (coop_catalog *)1;
+  char *err = NULL;
+  cr_assert_eq(coop_catalog_open(&cat, dir, &err), COOP_ERROR_BUNDLE_CUDA_MAJOR);
+  cr_assert_str_eq(err, want);
+  cr_assert_null(cat);
+}
+
+Test(units, verify_catches_a_missing_arch)
+{
+  char *dir = copy_of(shared_catalog());
+  char *ip = coopt_fmt("%s/index.json", dir);
+  json_t *archs = json_array();
+  json_array_append_new(archs, json_string("sm_80"));
+  json_array_append_new(archs, json_string("sm_90"));
+  coopt_manifest_set(ip, "archs", archs);
+  char *got = NULL;
+  cr_assert_eq(coop_catalog_verify(dir, &got), COOP_ERROR_BUNDLE_ARCH);
+  char *line = coopt_fmt("%s/%s.json: payloads: no entry for sm_90, which index.json lists under archs\n", dir, UNITS[0]);
+  cr_assert_eq(strncmp(got, line, strlen(line)), 0, "%s", got);
+  free(got);
+}
