@@ -41,10 +41,15 @@ typedef struct unit {
   char manifest_sha[65];
 } unit;
 
-/* The unit of an instance: everything but the variant. */
+/* The unit of an instance: everything but the variant. ($COOPGEN_SINGLE_UNIT puts every symbol in one
+ * unit: the baseline of bench/catalog_bench, a lean bundle holding exactly the symbols asked for.) */
 static void unit_key(char *out, size_t size, const coop__inst *in)
 {
   const coop__family *f = &coop__families[in->fam];
+  if (getenv("COOPGEN_SINGLE_UNIT")) {
+    snprintf(out, size, "single");
+    return;
+  }
   snprintf(out, size, "%s_%s%s%s_%s_i%d_%s", f->name, in->op >= 0 ? coop__ops[in->op].name : "", in->op >= 0 ? "_" : "",
            coop__types[in->type].code, in->geom, in->items, f->algos[in->algo].name);
 }
@@ -91,8 +96,9 @@ typedef struct build {
   int archs[32], n_archs, lean, fatbin;
   coop__lean lean_tc[32];
   char *work;
-  char *header_ii[COOP__FAM_COUNT][32];
-  size_t header_ii_size[COOP__FAM_COUNT][32];
+  /* the preprocessed header of each family, and of all of them ([COOP__FAM_COUNT]) for mixed units */
+  char *header_ii[COOP__FAM_COUNT + 1][32];
+  size_t header_ii_size[COOP__FAM_COUNT + 1][32];
   job *jobs;
   size_t n_jobs;
   atomic_size_t next;
@@ -124,15 +130,26 @@ static coop_result write_file(const char *path, const void *data, size_t size)
   return ok ? COOP_SUCCESS : COOP_ERROR_IO;
 }
 
+/* The family whose header a unit needs, or COOP__FAM_COUNT when it mixes families. */
+static int unit_family(const build *b, const unit *u)
+{
+  int fam = b->insts[u->first].fam;
+  for (size_t k = 1; k < u->count; ++k)
+    if (b->insts[u->first + k].fam != fam) return COOP__FAM_COUNT;
+  return fam;
+}
+
 static void run_preprocess(build *b, job *j)
 {
   int arch = b->archs[j->arch_i];
-  char *src = workpath(b, "coopgen_%s.cu", coop__families[j->fam].name);
-  char *out = workpath(b, "%s.sm_%d.ii", coop__families[j->fam].name, arch);
+  const char *stem = j->fam < COOP__FAM_COUNT ? coop__families[j->fam].name : "all";
+  char *src = workpath(b, "coopgen_%s.cu", stem);
+  char *out = workpath(b, "%s.sm_%d.ii", stem, arch);
   if (!src || !out) j->rc = COOP_ERROR_OUT_OF_MEMORY;
   if (!j->rc) {
     coop__str text = {0};
-    coop__str_printf(&text, "#include \"%s\"\n", coop__families[j->fam].header);
+    for (int f = 0; f < COOP__FAM_COUNT; ++f)
+      if (f == j->fam || j->fam == COOP__FAM_COUNT) coop__str_printf(&text, "#include \"%s\"\n", coop__families[f].header);
     j->rc = write_file(src, coop__str_get(&text), text.len);
     coop__str_free(&text);
     if (j->rc) coop__str_printf(&j->log, "%s: cannot write\n", src);
@@ -157,7 +174,7 @@ static void run_compile(build *b, job *j)
   char *ltoir = workpath(b, "%s.sm_%d.ltoir", u->name, arch);
   if (!jobdir || !ii || !ltoir || mkdir(jobdir, 0777) != 0) j->rc = jobdir && ii && ltoir ? COOP_ERROR_IO : COOP_ERROR_OUT_OF_MEMORY;
   if (!j->rc && b->lean) {
-    int fam = b->insts[u->first].fam;
+    int fam = unit_family(b, u);
     coop__str tail = {0};
     coop__str_printf(&tail, "\n# 1 \"coopgen_unit.cu\"\n");
     coop__emit_wrappers(&tail, &sub, 1, 1);
@@ -503,15 +520,15 @@ coop_result coop_gen_write_catalog(coop_gen *gen, const char *dir)
     coop__str_free(&why);
     b.fatbin = coop__fatbinary_available();
   }
-  int used[COOP__FAM_COUNT] = {0};
-  for (size_t i = 0; i < gen->n_insts; ++i) used[gen->insts[i].fam] = 1;
-  size_t n_jobs = (size_t)b.n_archs * (COOP__FAM_COUNT + b.n_units) + b.n_units;
+  int used[COOP__FAM_COUNT + 1] = {0};
+  for (size_t u = 0; u < b.n_units; ++u) used[unit_family(&b, &b.units[u])] = 1;
+  size_t n_jobs = (size_t)b.n_archs * (COOP__FAM_COUNT + 1 + b.n_units) + b.n_units;
   b.jobs = rc ? NULL : calloc(n_jobs, sizeof *b.jobs);
   if (!rc && !b.jobs) rc = COOP_ERROR_OUT_OF_MEMORY;
   size_t n_pre = 0, n_comp = 0;
   if (!rc) {
     /* preprocessing first, then the compiles largest unit first (they take the longest), then fatbins */
-    for (int f = 0; f < COOP__FAM_COUNT && b.lean; ++f)
+    for (int f = 0; f <= COOP__FAM_COUNT && b.lean; ++f)
       for (int a = 0; a < b.n_archs && used[f]; ++a) b.jobs[b.n_jobs++] = (job){.kind = 0, .fam = f, .arch_i = a};
     n_pre = b.n_jobs;
     for (size_t u = 0; u < b.n_units; ++u)
@@ -532,7 +549,7 @@ coop_result coop_gen_write_catalog(coop_gen *gen, const char *dir)
   free(b.jobs);
   for (int a = 0; a < 32; ++a) {
     coop__lean_free(&b.lean_tc[a]);
-    for (int f = 0; f < COOP__FAM_COUNT; ++f) free(b.header_ii[f][a]);
+    for (int f = 0; f <= COOP__FAM_COUNT; ++f) free(b.header_ii[f][a]);
   }
   for (size_t u = 0; b.units && u < b.n_units; ++u)
     for (int i = 0; i < 33; ++i) free(b.units[u].files[i]);

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The installed tree, used from outside the source tree (meson test 'install'):
-#   1. meson install into a staging folder, then move the prefix somewhere else entirely;
+#   1. meson install into a staging folder, then move the prefix somewhere else entirely (or, with
+#      --tarball, unpack a release tarball of packaging/release.sh somewhere);
 #   2. a C program built with `pkg-config --cflags --libs cooplink` opens the installed catalog with no
 #      environment variable and links a kernel that adds exactly its three units, every call inlined;
 #   3. the installed cooplink finds and verifies the same catalog;
@@ -8,13 +9,26 @@
 #      the device-linked cubin holds the kernel alone (every catalog call inlined); where the toolkit
 #      lacks nvvm/lib64/libnvvm.so, through packaging/cuda-view.sh. Where a GPU exists, it runs.
 # usage: run.sh BUILD_DIR SOURCE_DIR
+#        run.sh --tarball TARBALL SOURCE_DIR
 set -euo pipefail
-build=$(cd "$1" && pwd)
-src=$(cd "$2" && pwd)
+tarball=""
+if [ "$1" = --tarball ]; then
+  tarball=$(cd "$(dirname "$2")" && pwd)/$(basename "$2")
+  shift 2
+  src=$(cd "$1" && pwd)
+else
+  build=$(cd "$1" && pwd)
+  src=$(cd "$2" && pwd)
+fi
 cuda=${CUDA_HOME:-/usr/local/cuda}
 T=$(mktemp -d "${TMPDIR:-/tmp}/cooplink-install.XXXXXX")
 trap 'rm -rf "$T"' EXIT
-DESTDIR="$T/stage" meson install -C "$build" --no-rebuild --quiet
+mkdir "$T/stage"
+if [ -n "$tarball" ]; then
+  tar -xzf "$tarball" -C "$T/stage"
+else
+  DESTDIR="$T/stage" meson install -C "$build" --no-rebuild --quiet
+fi
 staged=$(dirname "$(dirname "$(find "$T/stage" -path '*/bin/cooplink' -type f)")")
 mv "$staged" "$T/prefix"
 prefix=$T/prefix
