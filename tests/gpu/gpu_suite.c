@@ -6,7 +6,11 @@
  * from the number of additions. Ends with "N passed, M failed".
  *
  *   gpu_suite [--cpu-only] [--arch N] [--jobs N] [--seed N] [--filter TEXT] [--work DIR]
- *             [--save DIR | --prebuilt DIR]
+ *             [--save DIR | --prebuilt DIR] [--catalog DIR]
+ *
+ * --catalog DIR tests a catalog instead (an installed one, coopgen --catalog): every symbol it holds is
+ * a case, its test kernel includes the catalog's header and is linked through libcooplink against the
+ * catalog (auto-resolution, the units' payloads as shipped), nothing generated.
  *
  * --cpu-only stops after generating and linking (no driver needed). --save DIR keeps each shard's
  * cubin and temp sizes; --prebuilt DIR runs those instead of building (tests/gpu/prepare.sh builds
@@ -22,6 +26,8 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+
+#include <cooplink/cooplink.h>
 
 #include "../../runtime/driver.h"
 #include "../support/lto.h"
@@ -74,6 +80,9 @@ static int arch = 90, jobs = 8, cpu_only;
 static unsigned long long seed = 12345;
 static const char *work = "/tmp/coop_gpu_suite";
 static const char *filter;
+static const char *catalog_dir;
+static coop_catalog *catalog;
+static char catalog_header[256];
 
 /* ---- host values ---- */
 static uint64_t rng_state;
@@ -314,6 +323,130 @@ static void build_cases(void)
             }
 }
 
+typedef struct shard shard;
+/* ---- build: generate, compile, link one shard ---- */
+struct shard {
+  int first, count;
+  coopt_blob cubin;
+  char err[4096];
+  int ok;
+};
+static void kernel_source(FILE *f, const kase *k, int idx);
+static int index_of(const char *const *names, int n, const char *s)
+{
+  for (int i = 0; s && i < n; ++i)
+    if (!strcmp(names[i], s)) return i;
+  return -1;
+}
+
+/* Every symbol of the catalog, from its units' manifests (family, variant, type, op, algorithm, block,
+ * items, temp bytes). */
+static void build_catalog_cases(void)
+{
+  char *err = NULL;
+  if (coop_catalog_open(&catalog, catalog_dir, &err)) {
+    printf("cannot open the catalog %s: %s\n0 passed, 1 failed\n", catalog_dir, err);
+    exit(1);
+  }
+  char path[1200];
+  snprintf(path, sizeof path, "%s/index.json", catalog_dir);
+  json_error_t je;
+  json_t *idx = json_load_file(path, 0, &je);
+  if (!idx) {
+    printf("%s: %s\n0 passed, 1 failed\n", path, je.text);
+    exit(1);
+  }
+  snprintf(catalog_header, sizeof catalog_header, "%s",
+           json_string_value(json_object_get(json_object_get(idx, "header"), "file")));
+  size_t nb = json_array_size(json_object_get(idx, "bundles"));
+  cases = calloc(nb * 4 + 1, sizeof *cases);
+  size_t bi;
+  json_t *b;
+  json_array_foreach(json_object_get(idx, "bundles"), bi, b)
+  {
+    snprintf(path, sizeof path, "%s/%s.json", catalog_dir, json_string_value(json_object_get(b, "name")));
+    json_t *m = json_load_file(path, 0, &je);
+    size_t si;
+    json_t *o;
+    json_array_foreach(json_object_get(m, "symbols"), si, o)
+    {
+      kase k = {0};
+      k.fam = index_of(FAMS, 4, json_string_value(json_object_get(o, "family")));
+      k.var = k.fam < 0 ? -1 : index_of(VARS[k.fam], N_VARS[k.fam], json_string_value(json_object_get(o, "variant")));
+      k.type = index_of((const char *const[]){"i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64", "f16", "bf16",
+                                              "f32", "f64"}, N_TYPES, json_string_value(json_object_get(o, "type")));
+      k.op = index_of(OPS, N_OPS, json_string_value(json_object_get(o, "op")));
+      k.algo = k.fam < 0 ? -1 : index_of(ALGOS[k.fam], N_ALGOS[k.fam], json_string_value(json_object_get(o, "algorithm")));
+      json_t *blk = json_object_get(o, "block");
+      k.bx = (int)json_integer_value(json_array_get(blk, 0));
+      k.by = (int)json_integer_value(json_array_get(blk, 1));
+      k.bz = (int)json_integer_value(json_array_get(blk, 2));
+      k.n = (int)json_integer_value(json_object_get(o, "items"));
+      k.temp_bytes = (size_t)json_integer_value(json_object_get(o, "temp_bytes"));
+      if (k.fam < 0 || k.var < 0 || k.type < 0 || k.algo < 0 || (k.fam >= FAM_REDUCE && k.op < 0)) {
+        printf("%s: symbols[%zu]: a family, variant, type, op or algorithm this suite does not know\n", path, si);
+        exit(1);
+      }
+      symbol_of(&k);
+      if (strcmp(k.sym, json_string_value(json_object_get(o, "name"))) != 0) {
+        printf("%s: symbols[%zu]: %s, but its fields name %s\n", path, si, json_string_value(json_object_get(o, "name")),
+               k.sym);
+        exit(1);
+      }
+      if (filter && !strstr(k.sym, filter)) continue;
+      k.shard = n_cases / SHARD;
+      cases[n_cases++] = k;
+    }
+    json_decref(m);
+  }
+  json_decref(idx);
+}
+
+/* A catalog shard: the test kernels, linked through libcooplink against the catalog. */
+static void build_catalog_shard(shard *sh)
+{
+  char *src = NULL;
+  size_t src_len = 0;
+  FILE *f = open_memstream(&src, &src_len);
+  fprintf(f, "#include \"%s\"\n\n", catalog_header);
+  for (int i = sh->first; i < sh->first + sh->count; ++i) kernel_source(f, &cases[i], i);
+  fclose(f);
+  coopt_blob user = {0};
+  char *log = NULL;
+  if (coopt_compile(src, arch, catalog_dir, &user, &log)) {
+    snprintf(sh->err, sizeof sh->err, "NVRTC (test kernels): %.3900s", log);
+    free(src);
+    free(log);
+    return;
+  }
+  free(src);
+  char a[32];
+  snprintf(a, sizeof a, "-arch=sm_%d", arch);
+  const char *opts[] = {a, "-cache=0", "-generate=0"};
+  coop_linker *l = NULL;
+  coop_result rc = coop_linker_create(&l, catalog, 3, opts);
+  if (!rc) rc = coop_linker_add_data(l, COOP_INPUT_LTOIR, user.data, user.size, "test_kernels.ltoir");
+  if (!rc) rc = coop_linker_complete(l);
+  const void *cubin;
+  size_t size;
+  if (!rc) rc = coop_linker_get_cubin(l, &cubin, &size);
+  if (rc) {
+    size_t n = 0;
+    coop_linker_get_log_size(l, &n);
+    char *ll = malloc(n);
+    coop_linker_get_log(l, ll);
+    snprintf(sh->err, sizeof sh->err, "libcooplink: %s: %.3900s", coop_result_name(rc), ll);
+    free(ll);
+  } else {
+    sh->cubin.data = malloc(size);
+    memcpy(sh->cubin.data, cubin, size);
+    sh->cubin.size = size;
+    sh->ok = 1;
+  }
+  coop_linker_destroy(&l);
+  free(user.data);
+}
+
 /* ---- test kernels ---- */
 static void kernel_source(FILE *f, const kase *k, int idx)
 {
@@ -379,12 +512,6 @@ static void kernel_source(FILE *f, const kase *k, int idx)
 }
 
 /* ---- build: generate, compile, link one shard ---- */
-typedef struct shard {
-  int first, count;
-  coopt_blob cubin;
-  char err[4096];
-  int ok;
-} shard;
 static shard *shards;
 static int n_shards;
 static atomic_int next_shard;
@@ -445,6 +572,11 @@ static void build_shard(int s)
   char name[64], dir[1024], path[1200];
   if (prebuilt_dir) {
     load_shard(s);
+    return;
+  }
+  if (catalog_dir) {
+    build_catalog_shard(sh);
+    if (sh->ok && save_dir) save_shard(s);
     return;
   }
   snprintf(name, sizeof name, "gs%d", s);
@@ -719,9 +851,10 @@ int main(int argc, char **argv)
     else if (!strcmp(argv[i], "--work") && i + 1 < argc) work = argv[++i];
     else if (!strcmp(argv[i], "--save") && i + 1 < argc) save_dir = argv[++i];
     else if (!strcmp(argv[i], "--prebuilt") && i + 1 < argc) prebuilt_dir = argv[++i];
+    else if (!strcmp(argv[i], "--catalog") && i + 1 < argc) catalog_dir = argv[++i];
     else {
       fprintf(stderr, "usage: gpu_suite [--cpu-only] [--arch N] [--jobs N] [--seed N] [--filter TEXT] [--work DIR] [--save DIR | "
-              "--prebuilt DIR]\n");
+              "--prebuilt DIR] [--catalog DIR]\n");
       return 2;
     }
   }
@@ -742,14 +875,22 @@ int main(int argc, char **argv)
     }
     arch = ma * 10 + mi;
   }
-  build_cases();
+  if (catalog_dir && !prebuilt_dir) build_catalog_cases();
+  else if (catalog_dir) {
+    /* the run half: the case list from the catalog's manifests, the cubins from --prebuilt */
+    build_catalog_cases();
+  } else build_cases();
   n_shards = (n_cases + SHARD - 1) / SHARD;
   shards = calloc((size_t)n_shards + 1, sizeof *shards);
   for (int s = 0; s < n_shards; ++s) {
     shards[s].first = s * SHARD;
     shards[s].count = n_cases - s * SHARD < SHARD ? n_cases - s * SHARD : SHARD;
   }
-  printf("gpu_suite: %d cases in %d bundles for sm_%d, seed %llu\n", n_cases, n_shards, arch, seed);
+  if (catalog_dir)
+    printf("gpu_suite: %d cases from the catalog %s in %d links for sm_%d, seed %llu\n", n_cases, catalog_dir, n_shards,
+           arch, seed);
+  else
+    printf("gpu_suite: %d cases in %d bundles for sm_%d, seed %llu\n", n_cases, n_shards, arch, seed);
   fflush(stdout);
   double t0 = now();
   pthread_t tids[64];
