@@ -20,7 +20,7 @@ if [ -d .gpucat ]; then
 fi
 if [ -x .gpuwork/device_link ]; then
   if .gpuwork/device_link; then
-    echo "nvcc -dlto program against libcooplink_device.a: ran, inclusive sum correct"
+    echo "nvcc -dlto program against libcooplink_device.a: ran, every output of the striped load + inclusive scan + striped store correct"
   else
     echo "nvcc -dlto program against libcooplink_device.a: FAILED (exit $?)"
     status=1

@@ -12,7 +12,9 @@ extern "C" __global__ void scan_tiles(const float *in, float *out)
 
 int main()
 {
-  // Runs where a GPU is: an inclusive sum of ones over one tile gives 1..1024.
+  // Runs where a GPU is. Over a tile of ones: thread t loads elements t, t+256, t+512, t+768 (striped)
+  // and holds them as its items 0..3; the scan runs in items order (thread t's item i is the tile's
+  // 4t+i-th), so the inclusive sum there is 4t+i+1, which the striped store writes to element t+256i.
   float *in = nullptr, *out = nullptr;
   float host[1024];
   for (float &x : host) x = 1.0f;
@@ -22,7 +24,8 @@ int main()
   scan_tiles<<<1, 256>>>(in, out);
   if (cudaDeviceSynchronize() != cudaSuccess) return 3;
   cudaMemcpy(host, out, sizeof host, cudaMemcpyDeviceToHost);
-  for (int i = 0; i < 1024; ++i)
-    if (host[i] != float(i + 1)) return 4;
+  for (int t = 0; t < 256; ++t)
+    for (int i = 0; i < 4; ++i)
+      if (host[t + 256 * i] != float(4 * t + i + 1)) return 4;
   return 0;
 }

@@ -69,6 +69,6 @@ if [ "$funcs" != "scan_tiles " ]; then
 fi
 echo "device-linked cubin: one function, scan_tiles: the three catalog calls are inlined"
 if "$prefix/bin/cooplink" device >/dev/null 2>&1; then
-  ./device_link && echo "device_link ran on the GPU: inclusive sum of 1024 ones is 1..1024"
+  ./device_link && echo "device_link ran on the GPU: every output correct"
 fi
 echo "install: all checks passed"
