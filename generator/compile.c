@@ -1,7 +1,7 @@
 /* NVRTC: the temp-size probe (front end only) and one -dlto compile per architecture, in parallel. */
 #include "gen.h"
 
-#include <nvrtc.h>
+#include "../common/nvrtc_dl.h"
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -13,6 +13,7 @@ coop_result coop__nvrtc_archs(int *archs, int *n, int max)
 {
   int count = 0;
   *n = 0;
+  if (!coop__nvrtc_available(NULL, 0)) return COOP_ERROR_TOOLKIT;
   if (nvrtcGetNumSupportedArchs(&count) != NVRTC_SUCCESS || count <= 0) return COOP_ERROR_TOOLKIT;
   int *all = malloc((size_t)count * sizeof *all);
   if (!all) return COOP_ERROR_OUT_OF_MEMORY;
@@ -285,6 +286,11 @@ coop_result coop__probe_all(coop_gen *gen)
   int n = coop__effective_archs(gen, archs, 32);
   if (n == 0) {
     coop__log(gen, "NVRTC reports no supported architecture from sm_75 up");
+    return COOP_ERROR_TOOLKIT;
+  }
+  char why[1100];
+  if (!coop__nvrtc_available(why, sizeof why)) {
+    coop__log(gen, "%s", why);
     return COOP_ERROR_TOOLKIT;
   }
   if (!check_headers(gen)) return COOP_ERROR_TOOLKIT;

@@ -7,7 +7,8 @@
 #include <elf.h>
 #include <ftw.h>
 #include <nvJitLink.h>
-#include <nvrtc.h>
+#include "../common/nvrtc_dl.h"
+#include <cuda.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -298,6 +299,11 @@ coop_result coop_linker_add_file(coop_linker *l, coop_input_kind kind, const cha
 
 static coop_result compile_cuda(coop_linker *l, input *in)
 {
+  char why[1100];
+  if (!coop__nvrtc_available(why, sizeof why)) {
+    lg(l, "%s: %s", in->name, why);
+    return COOP_ERROR_TOOLKIT;
+  }
   const char *root = coop__cuda_root();
   strlist opts = {0};
   char buf[4200];
@@ -676,10 +682,12 @@ static void add_key_part(coop__str *k, const char *label, const void *data, size
 static coop_result make_key(coop_linker *l, char key[65])
 {
   coop__str k = {0};
-  int jma = 0, jmi = 0, rma = 0, rmi = 0;
+  int jma = 0, jmi = 0;
   coop__nvjitlink_version(&jma, &jmi);
-  nvrtcVersion(&rma, &rmi);
-  coop__str_printf(&k, "cooplink %s\nnvjitlink %d.%d\nnvrtc %d.%d\narch %d\nlineinfo %d\nptx %d\ngenerate %d\nverbose %d\n",
+  /* CUDA inputs are keyed by the IR NVRTC made of them, so NVRTC's version is not asked for (that would
+   * load it into every process); the toolkit built against stands for on-demand generation */
+  int rma = CUDA_VERSION / 1000, rmi = CUDA_VERSION % 1000 / 10;
+  coop__str_printf(&k, "cooplink %s\nnvjitlink %d.%d\ntoolkit %d.%d\narch %d\nlineinfo %d\nptx %d\ngenerate %d\nverbose %d\n",
                    COOP_VERSION_STRING, jma, jmi, rma, rmi, l->arch, l->lineinfo, l->want_ptx, l->generate, l->verbose);
   for (size_t i = 0; i < l->link_opts.n; ++i) coop__str_printf(&k, "Xnvjitlink %s\n", l->link_opts.v[i]);
   coop__str_printf(&k, "catalog %s\n", l->catalog ? l->catalog->digest : "-");

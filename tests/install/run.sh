@@ -53,6 +53,16 @@ case "$out" in
   "(default catalog): "*"usable") ;;
   *) echo "install: cooplink catalog verify did not report the installed catalog usable" >&2; exit 1 ;;
 esac
+echo "== NVRTC is loaded only when something is compiled"
+if ldd "$prefix/bin/cooplink" "$libdir/libcooplink.so" | grep -q nvrtc; then
+  echo "install: cooplink or libcooplink links NVRTC; it should load it on first use" >&2
+  exit 1
+fi
+if LD_DEBUG=libs "$prefix/bin/cooplink" catalog verify 2>&1 >/dev/null | grep -q 'libnvrtc'; then
+  echo "install: cooplink catalog verify loaded NVRTC" >&2
+  exit 1
+fi
+echo "cooplink catalog verify ran without loading libnvrtc"
 echo "== nvcc -dlto against the LTO archive"
 nvcc=$cuda/bin/nvcc
 if [ ! -e "$cuda/nvvm/lib64/libnvvm.so" ]; then
