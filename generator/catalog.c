@@ -9,12 +9,13 @@
  * forms). Units are compiled by the toolkit's lean front end (lean.c), one process per unit and arch
  * in parallel, and packed one compressed fatbin per unit with an lto entry per arch.
  *
- *   <dir>/index.json       the catalog: versions, archs, the header, each unit's manifest hash and symbols
+ *   <dir>/catalog.json     what a link reads at open: versions, archs, the header, unit naming, index hash
+ *   <dir>/index.json       the whole catalog: the same, plus each unit's manifest hash and symbols
  *   <dir>/<name>.h         one C header for every symbol of the catalog
  *   <dir>/<unit>.json      each unit's manifest (format 2)
  *   <dir>/<unit>.fatbin    its payload (or <unit>.sm_XX.ltoir per arch where the toolkit has no fatbinary)
  *
- * index.json is written last: it is the commit point. Files of units that a previous build of the
+ * catalog.json is written last: it is the commit point. Files of units that a previous build of the
  * same folder listed and this one does not are removed after it. */
 #include "gen.h"
 
@@ -52,6 +53,34 @@ static void unit_key(char *out, size_t size, const coop__inst *in)
   }
   snprintf(out, size, "%s_%s%s%s_%s_i%d_%s", f->name, in->op >= 0 ? coop__ops[in->op].name : "", in->op >= 0 ? "_" : "",
            coop__types[in->type].code, in->geom, in->items, f->algos[in->algo].name);
+}
+
+/* A unit's bundle name: its key, or for a key longer than a bundle name may be, a prefix and a hash. */
+static void unit_name(char *out, size_t size, const char *key)
+{
+  if (strlen(key) > 64) {
+    char hex[65];
+    coop__sha256_hex(key, strlen(key), hex);
+    snprintf(out, size, "%.47s_%.16s", key, hex);
+  } else {
+    snprintf(out, size, "%s", key);
+  }
+}
+
+coop_result coop_gen_unit_of_symbol(const char *symbol, char *unit, size_t size)
+{
+  if (!symbol || !unit || size < 81) return COOP_ERROR_INVALID_VALUE;
+  coop_gen *g = NULL;
+  coop_result rc = coop_gen_create(&g);
+  if (!rc) rc = coop_gen_add_symbol(g, symbol);
+  if (!rc && g->n_insts != 1) rc = COOP_ERROR_SPEC_INVALID;
+  if (!rc) {
+    char key[96];
+    unit_key(key, sizeof key, &g->insts[0]);
+    unit_name(unit, size, key);
+  }
+  coop_gen_destroy(&g);
+  return rc;
 }
 
 static int by_unit(const void *a, const void *b, void *base)
@@ -411,17 +440,40 @@ static coop_result write_catalog_files(build *b, const char *dir)
     json_object_set_new(index, "header", h);
     json_object_set_new(index, "bundles", jb);
     jb = NULL;
-    /* compact: the runtime parses the whole index on every catalog open (1.7 ms at 170 KB indented) */
+    /* compact: tools parse the whole index (the runtime only when asked for the list) */
     char *text = json_dumps(index, JSON_COMPACT | JSON_PRESERVE_ORDER);
+    char isha[65] = "";
     if (!text) rc = COOP_ERROR_OUT_OF_MEMORY;
     else {
       coop__str t = {0};
       coop__str_add(&t, text);
       coop__str_add(&t, "\n");
+      coop__sha256_hex(coop__str_get(&t), t.len, isha);
       rc = t.oom ? COOP_ERROR_OUT_OF_MEMORY : put(gen, dir, "index.json", t.p, t.len);
       coop__str_free(&t);
     }
     free(text);
+    /* catalog.json, last: the commit point, and all a link reads at open (the index's metadata, its hash,
+     * and how units are named, so that a symbol's unit is found from its name alone) */
+    if (!rc) {
+      json_t *cat = json_object();
+      const char *keys[] = {"format", "kind", "name", "cooplink_version", "cuda_version", "cccl_version", "compiler",
+                            "archs", "header"};
+      for (size_t k = 0; k < sizeof keys / sizeof *keys; ++k)
+        json_object_set(cat, keys[k], json_object_get(index, keys[k]));
+      json_object_set_new(cat, "units", json_string(getenv("COOPGEN_SINGLE_UNIT") ? "single" : "instance"));
+      json_object_set_new(cat, "bundles", json_integer((json_int_t)b->n_units));
+      json_object_set_new(cat, "symbols", json_integer((json_int_t)gen->n_insts));
+      json_object_set_new(cat, "index_sha256", json_string(isha));
+      char *ct = json_dumps(cat, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
+      json_decref(cat);
+      coop__str t = {0};
+      coop__str_add(&t, ct ? ct : "");
+      coop__str_add(&t, "\n");
+      rc = !ct || t.oom ? COOP_ERROR_OUT_OF_MEMORY : put(gen, dir, "catalog.json", t.p, t.len);
+      coop__str_free(&t);
+      free(ct);
+    }
   }
   /* after the commit: drop files of units the new index no longer lists */
   if (!rc && stale.len) {
@@ -429,7 +481,7 @@ static coop_result write_catalog_files(build *b, const char *dir)
       nl = strchr(s, '\n');
       if (!nl) break;
       *nl = 0;
-      int listed = !strcmp(s, "index.json") || !strcmp(s, hname);
+      int listed = !strcmp(s, "index.json") || !strcmp(s, "catalog.json") || !strcmp(s, hname);
       for (size_t ui = 0; ui < b->n_units && !listed; ++ui) {
         const unit *u = &b->units[ui];
         size_t n = strlen(u->name);
@@ -489,13 +541,7 @@ coop_result coop_gen_write_catalog(coop_gen *gen, const char *dir)
       unit_key(key, sizeof key, &b.insts[i]);
       if (strcmp(key, prev) != 0) {
         unit *u = &b.units[b.n_units++];
-        if (strlen(key) > 64) {
-          char hex[65];
-          coop__sha256_hex(key, strlen(key), hex);
-          snprintf(u->name, sizeof u->name, "%.47s_%.16s", key, hex);
-        } else {
-          snprintf(u->name, sizeof u->name, "%s", key);
-        }
+        unit_name(u->name, sizeof u->name, key);
         u->first = i;
         snprintf(prev, sizeof prev, "%s", key);
       }

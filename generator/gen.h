@@ -148,6 +148,7 @@ coop_result coop__fatbinary(const char *out, const int *archs, char *const *ltoi
 /* Runs argv in cwd, stdout and stderr to log_path; the exit status, -1 if not started or killed. */
 int coop__run(char *const *argv, const char *cwd, const char *log_path);
 int coop__job_count(int n);
+
 /* The archs to build: gen's or the default list. */
 int coop__effective_archs(coop_gen *gen, int *archs, int max);
 coop_result coop__nvrtc_archs(int *archs, int *n, int max);

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <cooplink/coopgen.h>
 #include <cooplink/version.h>
 
 coop_result coop__nvjitlink_version(int *major, int *minor)
@@ -261,6 +262,11 @@ coop_result coop_catalog_close(coop_catalog **catalog)
   if (!c) return COOP_SUCCESS;
   for (size_t i = 0; i < c->n_bundles; ++i) coop__bundle_free(&c->bundles[i]);
   free(c->bundles);
+  for (size_t i = 0; i < c->n_named; ++i) {
+    coop__bundle_free(c->named[i]);
+    free(c->named[i]);
+  }
+  free(c->named);
   free(c->index);
   free(c->dir);
   free(c->header_file);
@@ -379,6 +385,96 @@ out:
   return rc;
 }
 
+/* catalog.json: what a link needs of the catalog, a few hundred bytes. */
+static coop_result open_meta(coop_catalog *c, const char *path, coop__str *log)
+{
+  coop_result rc = COOP_SUCCESS;
+  json_error_t je;
+  json_t *m = json_load_file(path, 0, &je);
+  if (!m || !json_is_object(m))
+    FAIL(COOP_ERROR_BUNDLE_CORRUPT, "%s:%d:%d: not a valid catalog file: %s", path, je.line, je.column,
+         m ? "not a JSON object" : je.text);
+  const char *kind = json_string_value(json_object_get(m, "kind"));
+  if (!kind || strcmp(kind, "cooplink-catalog") != 0)
+    FAIL(COOP_ERROR_BUNDLE_CORRUPT, "%s: kind: missing or not \"cooplink-catalog\"", path);
+  json_t *fmt = json_object_get(m, "format");
+  if (!json_is_integer(fmt)) FAIL(COOP_ERROR_BUNDLE_CORRUPT, "%s: format: missing or not an integer", path);
+  if (json_integer_value(fmt) != 2)
+    FAIL(COOP_ERROR_BUNDLE_FORMAT, "%s: format: version %lld is not supported (this cooplink reads catalog format 2)",
+         path, (long long)json_integer_value(fmt));
+  if ((rc = check_versions(m, path, log))) goto out;
+  const char *sha = json_string_value(json_object_get(m, "index_sha256"));
+  const char *units = json_string_value(json_object_get(m, "units"));
+  json_t *nb = json_object_get(m, "bundles"), *ns = json_object_get(m, "symbols");
+  if (!sha || strlen(sha) != 64 || !units || !json_is_integer(nb) || !json_is_integer(ns))
+    FAIL(COOP_ERROR_BUNDLE_CORRUPT, "%s: needs units, bundles, symbols and index_sha256", path);
+  memcpy(c->index_sha, sha, 65);
+  memcpy(c->digest, sha, 65); /* the index's hash names every manifest: the catalog's identity */
+  c->by_name = !strcmp(units, "instance");
+  c->meta_bundles = (size_t)json_integer_value(nb);
+  c->meta_symbols = (size_t)json_integer_value(ns);
+  c->lazy = 1;
+out:
+  json_decref(m);
+  return rc;
+}
+
+/* The sorted symbol index over c->bundles, refusing a symbol defined twice. */
+static coop_result finish_index(coop_catalog *c, coop__str *log)
+{
+  for (size_t i = 0; i < c->n_bundles; ++i)
+    for (size_t k = 0; k < c->bundles[i].n_symbols; ++k) c->index[c->n_index++] = (coop__sym){c->bundles[i].symbols[k], i};
+  qsort(c->index, c->n_index, sizeof *c->index, cmp_sym);
+  for (size_t i = 1; i < c->n_index && !c->allow_duplicates; ++i)
+    if (strcmp(c->index[i].name, c->index[i - 1].name) == 0) {
+      coop__str_printf(log, "%s: symbol %s is defined by two bundles: %s and %s\n", c->dir, c->index[i].name,
+                       c->bundles[c->index[i - 1].bundle].manifest, c->bundles[c->index[i].bundle].manifest);
+      return COOP_ERROR_SYMBOL_DUPLICATE;
+    }
+  c->index_loaded = 1;
+  return COOP_SUCCESS;
+}
+
+/* With c->mu held. */
+static coop_result ensure_index(coop_catalog *c, coop__str *log)
+{
+  if (!c->lazy || c->index_loaded) return COOP_SUCCESS;
+  char *path = coop__path_join(c->dir, "index.json"), *text = NULL;
+  size_t size = 0;
+  coop_result rc = path ? coop__read_file(path, &text, &size) : COOP_ERROR_OUT_OF_MEMORY;
+  if (rc) {
+    coop__str_printf(log, "%s: cannot read the index\n", path ? path : c->dir);
+  } else {
+    char hex[65];
+    coop__sha256_hex(text, size, hex);
+    if (strcmp(hex, c->index_sha) != 0) {
+      coop__str_printf(log, "%s: sha256 %s is not catalog.json's index_sha256 %s\n", path, hex, c->index_sha);
+      rc = COOP_ERROR_BUNDLE_HASH;
+    }
+  }
+  free(text);
+  if (!rc) rc = open_index(c, path, log);
+  if (!rc) rc = finish_index(c, log);
+  free(path);
+  return rc;
+}
+
+coop_result coop__catalog_load_index(const coop_catalog *cc, coop__str *log)
+{
+  coop_catalog *c = (coop_catalog *)cc;
+  pthread_mutex_lock(&c->mu);
+  coop_result rc = ensure_index(c, log);
+  pthread_mutex_unlock(&c->mu);
+  return rc;
+}
+
+static int lists(const coop__bundle *b, const char *symbol)
+{
+  for (size_t k = 0; k < b->n_symbols; ++k)
+    if (!strcmp(b->symbols[k], symbol)) return 1;
+  return 0;
+}
+
 /* A folder without index.json: every *.json is a bundle manifest, each read and checked now. */
 static coop_result open_folder(coop_catalog *c, const char *dir, coop__str *log)
 {
@@ -448,18 +544,14 @@ coop_result coop__catalog_open(coop_catalog **catalog, const char *dir, char **e
     goto out;
   }
   pthread_mutex_init(&c->mu, NULL);
-  rc = access(index_path, F_OK) == 0 ? open_index(c, index_path, &log) : open_folder(c, dir, &log);
-  if (rc) goto out;
-  for (size_t i = 0; i < c->n_bundles; ++i)
-    for (size_t k = 0; k < c->bundles[i].n_symbols; ++k) c->index[c->n_index++] = (coop__sym){c->bundles[i].symbols[k], i};
-  qsort(c->index, c->n_index, sizeof *c->index, cmp_sym);
-  for (size_t i = 1; i < c->n_index && !allow_duplicates; ++i)
-    if (strcmp(c->index[i].name, c->index[i - 1].name) == 0) {
-      coop__str_printf(&log, "%s: symbol %s is defined by two bundles: %s and %s\n", dir, c->index[i].name,
-                       c->bundles[c->index[i - 1].bundle].manifest, c->bundles[c->index[i].bundle].manifest);
-      rc = COOP_ERROR_SYMBOL_DUPLICATE;
-      goto out;
-    }
+  c->allow_duplicates = allow_duplicates;
+  char *meta = coop__path_join(dir, "catalog.json");
+  if (!meta) rc = COOP_ERROR_OUT_OF_MEMORY;
+  else if (access(meta, F_OK) == 0) rc = open_meta(c, meta, &log);
+  else if (access(index_path, F_OK) == 0) rc = open_index(c, index_path, &log);
+  else rc = open_folder(c, dir, &log);
+  free(meta);
+  if (!rc && !c->lazy) rc = finish_index(c, &log);
 out:
   free(index_path);
   if (rc) {
@@ -473,13 +565,11 @@ out:
   return COOP_SUCCESS;
 }
 
-coop_result coop__catalog_bundle(const coop_catalog *cc, size_t i, const coop__bundle **out, coop__str *log)
+static coop_result bundle_at(coop_catalog *c, size_t i, const coop__bundle **out, coop__str *log)
 {
-  coop_catalog *c = (coop_catalog *)cc; /* loading on first use is the only change, under the lock */
   if (i >= c->n_bundles) return COOP_ERROR_INVALID_VALUE;
   coop__bundle *b = &c->bundles[i];
   coop_result rc = COOP_SUCCESS;
-  pthread_mutex_lock(&c->mu);
   if (!b->loaded) {
     coop__bundle nb;
     rc = coop__bundle_load(&nb, b->manifest, log);
@@ -509,33 +599,107 @@ coop_result coop__catalog_bundle(const coop_catalog *cc, size_t i, const coop__b
       coop__bundle_free(&nb);
     }
   }
-  pthread_mutex_unlock(&c->mu);
   if (!rc) *out = b;
+  return rc;
+}
+
+coop_result coop__catalog_bundle(const coop_catalog *cc, size_t i, const coop__bundle **out, coop__str *log)
+{
+  coop_catalog *c = (coop_catalog *)cc; /* loading on first use is the only change, under the lock */
+  pthread_mutex_lock(&c->mu);
+  coop_result rc = ensure_index(c, log);
+  if (!rc) rc = bundle_at(c, i, out, log);
+  pthread_mutex_unlock(&c->mu);
+  return rc;
+}
+
+/* The unit of symbol by its name alone (c->mu held): 1 when that settles it (*b set or NULL). */
+static int find_by_name(coop_catalog *c, const char *symbol, const coop__bundle **b, coop_result *rc, coop__str *log)
+{
+  char unit[128];
+  if (coop_gen_unit_of_symbol(symbol, unit, sizeof unit) != COOP_SUCCESS) return 0; /* not our naming: the index */
+  *b = NULL;
+  *rc = COOP_SUCCESS;
+  for (size_t i = 0; i < c->n_named; ++i)
+    if (!strcmp(c->named[i]->name, unit)) {
+      if (lists(c->named[i], symbol)) *b = c->named[i];
+      return 1;
+    }
+  char file[160];
+  snprintf(file, sizeof file, "%s.json", unit);
+  char *path = coop__path_join(c->dir, file);
+  if (!path) {
+    *rc = COOP_ERROR_OUT_OF_MEMORY;
+    return 1;
+  }
+  if (access(path, F_OK) != 0) { /* no such unit: not in the catalog */
+    free(path);
+    return 1;
+  }
+  coop__bundle *nb = calloc(1, sizeof *nb);
+  if (c->n_named == c->cap_named) {
+    size_t cap = c->cap_named ? c->cap_named * 2 : 16;
+    coop__bundle **v = realloc(c->named, cap * sizeof *v);
+    if (v) {
+      c->named = v;
+      c->cap_named = cap;
+    }
+  }
+  if (!nb || c->n_named == c->cap_named) {
+    free(nb);
+    free(path);
+    *rc = COOP_ERROR_OUT_OF_MEMORY;
+    return 1;
+  }
+  *rc = coop__bundle_load(nb, path, log);
+  free(path);
+  if (*rc) {
+    free(nb);
+    return 1;
+  }
+  nb->loaded = 1;
+  c->named[c->n_named++] = nb;
+  if (lists(nb, symbol)) *b = nb;
+  return 1;
+}
+
+coop_result coop__catalog_find_bundle(const coop_catalog *cc, const char *symbol, const coop__bundle **b, coop__str *log)
+{
+  coop_catalog *c = (coop_catalog *)cc;
+  *b = NULL;
+  coop_result rc = COOP_SUCCESS;
+  pthread_mutex_lock(&c->mu);
+  if (!(c->lazy && c->by_name && !c->index_loaded && find_by_name(c, symbol, b, &rc, log))) {
+    rc = ensure_index(c, log);
+    if (!rc) {
+      coop__sym key = {symbol, 0};
+      const coop__sym *s = bsearch(&key, c->index, c->n_index, sizeof key, cmp_sym);
+      if (s) rc = bundle_at(c, s->bundle, b, log);
+    }
+  }
+  pthread_mutex_unlock(&c->mu);
   return rc;
 }
 
 coop_result coop_catalog_get_counts(const coop_catalog *catalog, size_t *bundles, size_t *symbols)
 {
   if (!catalog) return COOP_ERROR_INVALID_VALUE;
-  if (bundles) *bundles = catalog->n_bundles;
-  if (symbols) *symbols = catalog->n_index;
+  int meta = catalog->lazy && !catalog->index_loaded;
+  if (bundles) *bundles = meta ? catalog->meta_bundles : catalog->n_bundles;
+  if (symbols) *symbols = meta ? catalog->meta_symbols : catalog->n_index;
   return COOP_SUCCESS;
-}
-
-long coop__catalog_lookup(const coop_catalog *c, const char *symbol)
-{
-  coop__sym key = {symbol, 0};
-  const coop__sym *s = bsearch(&key, c->index, c->n_index, sizeof key, cmp_sym);
-  return s ? (long)s->bundle : -1;
 }
 
 coop_result coop_catalog_find(const coop_catalog *catalog, const char *symbol, const char **bundle)
 {
   if (!catalog || !symbol || !bundle) return COOP_ERROR_INVALID_VALUE;
-  coop__sym key = {symbol, 0};
-  const coop__sym *s = bsearch(&key, catalog->index, catalog->n_index, sizeof key, cmp_sym);
-  if (!s) return COOP_ERROR_SYMBOL_MISSING;
-  *bundle = catalog->bundles[s->bundle].name;
+  coop__str log = {0};
+  const coop__bundle *b = NULL;
+  coop_result rc = coop__catalog_find_bundle(catalog, symbol, &b, &log);
+  coop__str_free(&log);
+  if (rc) return rc;
+  if (!b) return COOP_ERROR_SYMBOL_MISSING;
+  *bundle = b->name;
   return COOP_SUCCESS;
 }
 
@@ -547,10 +711,12 @@ coop_result coop_catalog_open(coop_catalog **catalog, const char *dir, char **er
 coop_result coop_catalog_get_bundle_info(const coop_catalog *catalog, size_t i, coop_bundle_info *info, char **errlog)
 {
   if (errlog) *errlog = NULL;
-  if (!catalog || !info || i >= catalog->n_bundles) return COOP_ERROR_INVALID_VALUE;
+  if (!catalog || !info) return COOP_ERROR_INVALID_VALUE;
   coop__str log = {0};
   const coop__bundle *b = NULL;
-  coop_result rc = coop__catalog_bundle(catalog, i, &b, &log);
+  coop_result rc = coop__catalog_load_index(catalog, &log);
+  if (!rc && i >= catalog->n_bundles) rc = COOP_ERROR_INVALID_VALUE;
+  if (!rc) rc = coop__catalog_bundle(catalog, i, &b, &log);
   if (rc) {
     if (errlog) *errlog = log.p ? log.p : coop__strdup(coop_result_string(rc));
     else coop__str_free(&log);
@@ -580,7 +746,12 @@ coop_result coop_catalog_get_bundle_info(const coop_catalog *catalog, size_t i, 
 
 coop_result coop_catalog_get_symbol(const coop_catalog *catalog, size_t i, const char **symbol, size_t *bundle)
 {
-  if (!catalog || !symbol || i >= catalog->n_index) return COOP_ERROR_INVALID_VALUE;
+  if (!catalog || !symbol) return COOP_ERROR_INVALID_VALUE;
+  coop__str log = {0};
+  coop_result rc = coop__catalog_load_index(catalog, &log);
+  coop__str_free(&log);
+  if (rc) return rc;
+  if (i >= catalog->n_index) return COOP_ERROR_INVALID_VALUE;
   *symbol = catalog->index[i].name;
   if (bundle) *bundle = catalog->index[i].bundle;
   return COOP_SUCCESS;

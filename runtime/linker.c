@@ -562,8 +562,7 @@ typedef struct chosen {
 static coop_result find_in(coop_linker *l, const coop_catalog *c, const char *sym, const coop__bundle **b)
 {
   *b = NULL;
-  long i = c ? coop__catalog_lookup(c, sym) : -1;
-  return i < 0 ? COOP_SUCCESS : coop__catalog_bundle(c, (size_t)i, b, &l->log);
+  return c ? coop__catalog_find_bundle(c, sym, b, &l->log) : COOP_SUCCESS;
 }
 
 static int defined_by_extra(const coop_linker *l, const char *sym)

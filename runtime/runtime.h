@@ -42,6 +42,14 @@ struct coop_catalog {
   coop__sym *index; /* sorted by name */
   size_t n_index;
   char digest[65]; /* identity of every manifest, for cache keys */
+  /* opened from catalog.json: the index is read only when the list is asked for (coop__catalog_load_index);
+   * with units named after their symbols' instance (by_name), a symbol's unit is found from its name */
+  int lazy, by_name, index_loaded;
+  size_t meta_bundles, meta_symbols;
+  char index_sha[65];
+  coop__bundle **named; /* bundles read by name, each its own allocation (pointers handed out stay valid) */
+  size_t n_named, cap_named;
+  int allow_duplicates;
   /* from index.json */
   char *header_file;
   char header_sha[65];
@@ -51,8 +59,11 @@ struct coop_catalog {
 /* coop_catalog_open; allow_duplicates for the folder of bundles generated on demand, where processes
  * racing on overlapping sets of missing symbols may each have generated one (they are identical). */
 coop_result coop__catalog_open(coop_catalog **catalog, const char *dir, char **errlog, int allow_duplicates);
-/* The index of the bundle of c that defines symbol, or -1. */
-long coop__catalog_lookup(const coop_catalog *c, const char *symbol);
+/* The bundle of c that defines symbol (its manifest read and checked on first use), or NULL in *b. */
+coop_result coop__catalog_find_bundle(const coop_catalog *c, const char *symbol, const coop__bundle **b, coop__str *log);
+/* Reads the whole index of a catalog opened from catalog.json (no-op otherwise), checking it against
+ * catalog.json's index_sha256. */
+coop_result coop__catalog_load_index(const coop_catalog *c, coop__str *log);
 /* The i-th bundle of c, its manifest read and checked (against the index's hash) on first use. */
 coop_result coop__catalog_bundle(const coop_catalog *c, size_t i, const coop__bundle **b, coop__str *log);
 /* Reads and checks one manifest into b (fields owned by b). Messages go to log, naming path and field. */

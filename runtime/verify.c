@@ -21,6 +21,7 @@ coop_result coop_catalog_verify(const char *dir, char **report)
     coop__str_add(&log, err ? err : coop_result_string(first));
     free(err);
   }
+  if (c && (first = coop__catalog_load_index(c, &log))) coop_catalog_close(&c);
   for (size_t i = 0; c && i < c->n_bundles; ++i) {
     const coop__bundle *b = NULL;
     coop_result rc = coop__catalog_bundle(c, i, &b, &log);

@@ -118,6 +118,11 @@ COOP_API coop_result coop_gen_write(coop_gen *gen, const char *dir);
  * and this one does not are removed once the new index is in place. Returns as coop_gen_write. */
 COOP_API coop_result coop_gen_write_catalog(coop_gen *gen, const char *dir);
 
+/* The name of the catalog unit (bundle) that holds symbol in a catalog coopgen --catalog wrote, into
+ * unit (size bytes). Returns COOP_SUCCESS, COOP_ERROR_SPEC_INVALID (not a canonical cooplink symbol),
+ * COOP_ERROR_INVALID_VALUE (NULL, or size too small), COOP_ERROR_OUT_OF_MEMORY. */
+COOP_API coop_result coop_gen_unit_of_symbol(const char *symbol, char *unit, size_t size);
+
 /* Number of catalog units (bundles) the requests so far form. */
 COOP_API coop_result coop_gen_get_unit_count(coop_gen *gen, size_t *count);
 

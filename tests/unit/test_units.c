@@ -92,8 +92,29 @@ Test(units, layout)
                    "coop_block_reduce_sum_f32_t32_i1_raking");
   cr_assert_str_eq(json_string_value(json_array_get(json_object_get(json_array_get(bundles, 2), "symbols"), 1)),
                    "coop_block_reduce_sum_partial_f32_t32_i1_raking");
-  /* index, header, and a manifest + fatbin per unit: nothing else */
-  cr_assert_eq(coopt_count_entries(dir), 2 + 2 * 3);
+  /* catalog.json, the index, the header, and a manifest + fatbin per unit: nothing else */
+  cr_assert_eq(coopt_count_entries(dir), 3 + 2 * 3);
+  /* catalog.json: what a link reads at open */
+  char *cp = coopt_fmt("%s/catalog.json", dir);
+  json_t *cat = json_load_file(cp, 0, &je);
+  cr_assert_not_null(cat);
+  cr_assert_str_eq(json_string_value(json_object_get(cat, "units")), "instance");
+  cr_assert_eq(json_integer_value(json_object_get(cat, "bundles")), 3);
+  cr_assert_eq(json_integer_value(json_object_get(cat, "symbols")), 6);
+  coopt_blob itext = {0};
+  cr_assert_eq(coopt_read(ip, &itext), 0);
+  char ihex[65];
+  coopt_sha256_hex(itext.data, itext.size, ihex);
+  cr_assert_str_eq(json_string_value(json_object_get(cat, "index_sha256")), ihex);
+  json_decref(cat);
+  /* a symbol's unit from its name */
+  char unit[128];
+  cr_assert_eq(coop_gen_unit_of_symbol("coop_block_reduce_sum_partial_f32_t32_i1_raking", unit, sizeof unit), COOP_SUCCESS);
+  cr_assert_str_eq(unit, UNITS[2]);
+  cr_assert_eq(coop_gen_unit_of_symbol("coop_block_load_guarded_f32_t32_i1_striped", unit, sizeof unit), COOP_SUCCESS);
+  cr_assert_str_eq(unit, UNITS[1]);
+  cr_assert_eq(coop_gen_unit_of_symbol("coop_block_frobnicate_f32_t32_i1_raking", unit, sizeof unit),
+               COOP_ERROR_SPEC_INVALID);
   json_decref(idx);
   free(ip);
 }
@@ -104,7 +125,7 @@ Test(units, deterministic_wherever_built)
   char *b = coopt_tmpdir();
   char *deeper = coopt_fmt("%s/some/other/place", b);
   build(deeper, 2);
-  const char *files[] = {"index.json", "units.h", NULL};
+  const char *files[] = {"catalog.json", "index.json", "units.h", NULL};
   for (int i = 0; files[i]; ++i) {
     char *x = coopt_fmt("%s/%s", a, files[i]), *y = coopt_fmt("%s/%s", deeper, files[i]);
     cr_assert(coopt_same_file(x, y), "%s differs", files[i]);
@@ -129,7 +150,7 @@ Test(units, rebuild_drops_units_no_longer_listed)
   char *gone = coopt_fmt("%s/%s.fatbin", dir, UNITS[2]), *gone_m = coopt_fmt("%s/%s.json", dir, UNITS[2]);
   cr_assert(!coopt_exists(gone));
   cr_assert(!coopt_exists(gone_m));
-  cr_assert_eq(coopt_count_entries(dir), 2 + 2 * 2);
+  cr_assert_eq(coopt_count_entries(dir), 3 + 2 * 2);
   coop_catalog *cat = NULL;
   char *err = NULL;
   cr_assert_eq(coop_catalog_open(&cat, dir, &err), COOP_SUCCESS, "%s", err);
@@ -277,7 +298,7 @@ Test(units, verify_catches_a_changed_manifest)
 Test(units, verify_catches_another_cuda_major)
 {
   char *dir = copy_of(shared_catalog());
-  char *ip = coopt_fmt("%s/index.json", dir);
+  char *ip = coopt_fmt("%s/catalog.json", dir);
   coopt_manifest_set(ip, "cuda_version", json_string("12.8"));
   unsigned ma = 0, mi = 0;
   cr_assert_eq(nvJitLinkVersion(&ma, &mi), NVJITLINK_SUCCESS);
@@ -292,6 +313,54 @@ Test(units, verify_catches_another_cuda_major)
   cr_assert_null(cat);
 }
 
+/* A catalog.json whose index_sha256 matches index.json again, after an edit of the index. */
+static void rehash_index(const char *dir)
+{
+  char *ip = coopt_fmt("%s/index.json", dir), *cp = coopt_fmt("%s/catalog.json", dir);
+  coopt_blob text = {0};
+  cr_assert_eq(coopt_read(ip, &text), 0);
+  char hex[65];
+  coopt_sha256_hex(text.data, text.size, hex);
+  coopt_manifest_set(cp, "index_sha256", json_string(hex));
+}
+
+Test(units, verify_catches_a_changed_index)
+{
+  char *dir = copy_of(shared_catalog());
+  char *ip = coopt_fmt("%s/index.json", dir);
+  coopt_manifest_set(ip, "name", json_string("other"));
+  char *got = NULL;
+  cr_assert_eq(coop_catalog_verify(dir, &got), COOP_ERROR_BUNDLE_HASH);
+  char *want = coopt_fmt("%s: sha256 ", ip);
+  cr_assert_eq(strncmp(got, want, strlen(want)), 0, "%s", got);
+  cr_assert_not_null(strstr(got, "is not catalog.json's index_sha256"), "%s", got);
+  free(got);
+}
+
+Test(units, link_finds_units_by_name_without_the_index)
+{
+  /* a link reads catalog.json and the units it calls, never the index: it works with the index gone */
+  char *dir = copy_of(shared_catalog());
+  char *ip = coopt_fmt("%s/index.json", dir);
+  cr_assert_eq(unlink(ip), 0);
+  coop_catalog *cat = NULL;
+  char *err = NULL;
+  cr_assert_eq(coop_catalog_open(&cat, dir, &err), COOP_SUCCESS, "%s", err);
+  const char *b = NULL;
+  cr_assert_eq(coop_catalog_find(cat, "coop_block_load_guarded_f32_t32_i1_striped", &b), COOP_SUCCESS);
+  cr_assert_str_eq(b, UNITS[1]);
+  cr_assert_eq(coop_catalog_find(cat, "coop_block_load_f32_t64_i1_striped", &b), COOP_ERROR_SYMBOL_MISSING);
+  size_t nb = 0, ns = 0;
+  coop_catalog_get_counts(cat, &nb, &ns);
+  cr_assert_eq(nb, 3);
+  cr_assert_eq(ns, 6);
+  /* the list needs the index, and says it is missing */
+  coop_bundle_info info;
+  cr_assert_eq(coop_catalog_get_bundle_info(cat, 0, &info, &err), COOP_ERROR_IO);
+  cr_assert_str_eq(err, coopt_fmt("%s: cannot read the index\n", ip));
+  coop_catalog_close(&cat);
+}
+
 Test(units, verify_catches_a_missing_arch)
 {
   char *dir = copy_of(shared_catalog());
@@ -300,6 +369,7 @@ Test(units, verify_catches_a_missing_arch)
   json_array_append_new(archs, json_string("sm_80"));
   json_array_append_new(archs, json_string("sm_90"));
   coopt_manifest_set(ip, "archs", archs);
+  rehash_index(dir);
   char *got = NULL;
   cr_assert_eq(coop_catalog_verify(dir, &got), COOP_ERROR_BUNDLE_ARCH);
   char *line = coopt_fmt("%s/%s.json: payloads: no entry for sm_90, which index.json lists under archs\n", dir, UNITS[0]);

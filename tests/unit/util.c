@@ -1,4 +1,5 @@
 #define _GNU_SOURCE
+#include <openssl/evp.h>
 #include "util.h"
 
 #include <criterion/criterion.h>
@@ -82,4 +83,12 @@ void coopt_generate(const coop_gen_group *groups, int n, const char *name, const
   cr_assert_eq(rc, COOP_SUCCESS, "%s", log);
   free(log);
   coop_gen_destroy(&gen);
+}
+
+void coopt_sha256_hex(const void *data, size_t size, char hex[65])
+{
+  unsigned char md[32];
+  unsigned int n = 0;
+  EVP_Digest(data, size, md, &n, EVP_sha256(), NULL);
+  for (int i = 0; i < 32; ++i) snprintf(hex + 2 * i, 3, "%02x", md[i]);
 }

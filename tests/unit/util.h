@@ -16,6 +16,8 @@ int coopt_count_entries(const char *dir);
 void coopt_generate(const coop_gen_group *groups, int n, const char *name, const char *archs, const char *dir);
 /* printf into a malloc'd string. */
 char *coopt_fmt(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* SHA-256 as 64 hex digits (OpenSSL). */
+void coopt_sha256_hex(const void *data, size_t size, char hex[65]);
 /* 1 if two files have identical bytes. */
 int coopt_same_file(const char *a, const char *b);
 #endif
