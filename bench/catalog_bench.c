@@ -2,8 +2,9 @@
  * symbols the kernel calls, in one run, and both versus NVRTC compiling the same CUB wrappers.
  *
  * The kernel calls three primitives (BlockLoad striped, BlockScan inclusive sum raking, BlockStore
- * striped; f32, 256 threads x 4 items) and is given as LTO-IR. Each repetition times, in an order
- * that rotates between repetitions:
+ * striped; f32, 256 threads x 4 items) and is given as LTO-IR. Each repetition times the six links in
+ * an order shuffled anew (a fixed seed), then the NVRTC compile, so that each link follows the compile
+ * (which leaves the CPU caches cold: the link after it runs 1-3 ms slower) equally often:
  *   lib full     coop_catalog_open of the full catalog + a cold link (cache and generation off)
  *   lib exact1   the same against a catalog of one bundle holding exactly the three symbols
  *   lib exact3   ... three bundles holding one symbol each
@@ -200,9 +201,17 @@ int main(int argc, char **argv)
   size_t full_bundles = last_bundles;
   double *m[N_MEAS];
   for (int k = 0; k < N_MEAS; ++k) m[k] = calloc((size_t)reps, sizeof(double));
-  for (int r = 0; r < reps; ++r)
+  srand(7);
+  for (int r = 0; r < reps; ++r) {
+    int order[N_MEAS];
+    for (int s = 0; s < N_MEAS; ++s) order[s] = s;
+    for (int s = NVRTC - 1; s > 0; --s) { /* Fisher-Yates over the six links; NVRTC stays last */
+      int j = rand() % (s + 1), t = order[s];
+      order[s] = order[j];
+      order[j] = t;
+    }
     for (int s = 0; s < N_MEAS; ++s) {
-      int k = (s + r) % N_MEAS;
+      int k = order[s];
       switch (k) {
       case LIB_FULL: m[k][r] = lib_link(catalog); break;
       case LIB_E1: m[k][r] = lib_link(e1); break;
@@ -214,6 +223,7 @@ int main(int argc, char **argv)
       }
       if (m[k][r] < 0) DIE("%s failed", names[k]);
     }
+  }
   printf("| what (sm_%d, %d repetitions; catalog %s: %zu bundles, %zu symbols; the kernel adds %zu) | time |\n", arch,
          reps, catalog, nb, ns, full_bundles);
   printf("|---|---|\n");
