@@ -31,6 +31,8 @@ coop_result coop__read_file(const char *path, char **data, size_t *size);
 coop_result coop__write_temp(const char *path, const void *data, size_t size, char **tmp_path);
 /* Creates the folder and its parents (mode 0777 & ~umask). */
 coop_result coop__mkdirs(const char *path);
+/* Removes a folder and everything under it (best effort, symbolic links not followed). */
+void coop__remove_tree(const char *dir);
 /* dir + "/" + name, malloc'd; NULL on OOM. */
 char *coop__path_join(const char *dir, const char *name);
 

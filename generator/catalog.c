@@ -21,7 +21,6 @@
 
 #include <cooplink/version.h>
 #include <dirent.h>
-#include <ftw.h>
 #include <jansson.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -283,15 +282,6 @@ static coop_result run_jobs(build *b, size_t from, size_t to)
       return b->jobs[i].rc;
     }
   return atomic_load(&b->failed) ? COOP_ERROR_STATE : COOP_SUCCESS;
-}
-
-static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-  (void)st;
-  (void)flag;
-  (void)ftw;
-  remove(path);
-  return 0;
 }
 
 /* Puts data at dir/name atomically (temporary file, then rename). */
@@ -609,7 +599,7 @@ coop_result coop_gen_write_catalog(coop_gen *gen, const char *dir)
   for (size_t u = 0; b.units && u < b.n_units; ++u)
     for (int i = 0; i < 33; ++i) free(b.units[u].files[i]);
   if (b.work) {
-    if (!getenv("COOPGEN_KEEP_WORK")) nftw(b.work, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+    if (!getenv("COOPGEN_KEEP_WORK")) coop__remove_tree(b.work);
     free(b.work);
   }
   free(b.units);

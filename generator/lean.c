@@ -49,6 +49,21 @@ int coop__run(char *const *argv, const char *cwd, const char *log_path)
   return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
+/* coop__run with the log at log_path; on failure the tool's output goes into log after `what`. */
+static int run_logged(char *const *argv, const char *cwd, const char *log_path, const char *what, coop__str *log)
+{
+  int st = coop__run(argv, cwd, log_path);
+  if (st != 0) {
+    char *text = NULL;
+    size_t size = 0;
+    coop__read_file(log_path, &text, &size);
+    coop__str_printf(log, "%s (exit %d):\n%s\n", what, st, text ? text : "");
+    free(text);
+  }
+  return st;
+}
+
+
 static void free_argv(char **v)
 {
   for (size_t i = 0; v && v[i]; ++i) free(v[i]);
@@ -68,6 +83,21 @@ static char **split(const char *line)
     }
   wordfree(&w);
   return v;
+}
+
+
+/* A copy of a NULL-terminated argv, NULL on OOM. */
+static char **copy_argv(char *const *v)
+{
+  size_t n = 0;
+  while (v[n]) ++n;
+  char **c = calloc(n + 1, sizeof *c);
+  for (size_t i = 0; c && i < n; ++i)
+    if (!(c[i] = coop__strdup(v[i]))) {
+      free_argv(c);
+      return NULL;
+    }
+  return c;
 }
 
 static int set_arg(char **argv, int i, const char *value)
@@ -229,30 +259,19 @@ coop_result coop__lean_init(coop__lean *l, int arch, const char *workdir, coop__
 coop_result coop__lean_preprocess(const coop__lean *l, const char *workdir, const char *source, const char *out,
                                   coop__str *log)
 {
-  size_t n = 0;
-  while (l->pp[n]) ++n;
-  char **argv = calloc(n + 1, sizeof *argv);
+  char **argv = copy_argv(l->pp);
   if (!argv) return COOP_ERROR_OUT_OF_MEMORY;
-  int ok = 1;
-  for (size_t i = 0; i < n && ok; ++i) ok = (argv[i] = coop__strdup(l->pp[i])) != NULL;
-  ok = ok && set_arg(argv, l->pp_in, source) && set_arg(argv, l->pp_out, out);
+  int ok = set_arg(argv, l->pp_in, source) && set_arg(argv, l->pp_out, out);
   if (!ok) {
     free_argv(argv);
     return COOP_ERROR_OUT_OF_MEMORY;
   }
-  char lp[1200];
+  char lp[1200], what[1400];
   snprintf(lp, sizeof lp, "%s.log", out);
-  int st = coop__run(argv, workdir, lp);
+  snprintf(what, sizeof what, "the device preprocessor failed on %s for sm_%d", source, l->arch);
+  int st = run_logged(argv, workdir, lp, what, log);
   free_argv(argv);
-  if (st != 0) {
-    char *text = NULL;
-    size_t size = 0;
-    coop__read_file(lp, &text, &size);
-    coop__str_printf(log, "the device preprocessor failed on %s for sm_%d (exit %d):\n%s\n", source, l->arch, st,
-                     text ? text : "");
-    free(text);
-    return COOP_ERROR_NVRTC;
-  }
+  if (st != 0) return COOP_ERROR_NVRTC;
   unlink(lp);
   return COOP_SUCCESS;
 }
@@ -260,12 +279,9 @@ coop_result coop__lean_preprocess(const coop__lean *l, const char *workdir, cons
 coop_result coop__lean_compile(const coop__lean *l, const char *jobdir, const char *ii, const char *ltoir,
                                coop__str *log)
 {
-  size_t n = 0;
-  while (l->cicc[n]) ++n;
-  char **argv = calloc(n + 1, sizeof *argv);
+  char **argv = copy_argv(l->cicc);
   if (!argv) return COOP_ERROR_OUT_OF_MEMORY;
   int ok = 1;
-  for (size_t i = 0; i < n && ok; ++i) ok = (argv[i] = coop__strdup(l->cicc[i])) != NULL;
   char side[1200];
   static const char *const names[] = {UNIT_NAME, "/coopgen/" UNIT_NAME, "coopgen_unit.fatbin.c", "unit.module_id",
                                       "unit.cudafe1.c", "unit.cudafe1.stub.c", "unit.cudafe1.gpu"};
@@ -283,20 +299,13 @@ coop_result coop__lean_compile(const coop__lean *l, const char *jobdir, const ch
     free_argv(argv);
     return COOP_ERROR_OUT_OF_MEMORY;
   }
-  char lp[1200];
+  char lp[1200], what[64];
   snprintf(lp, sizeof lp, "%s/cicc.log", jobdir);
+  snprintf(what, sizeof what, "cicc failed for sm_%d", l->arch);
   /* cicc's output depends on its working folder: always the root, for reproducible IR */
-  int st = coop__run(argv, "/", lp);
+  int st = run_logged(argv, "/", lp, what, log);
   free_argv(argv);
-  if (st != 0) {
-    char *text = NULL;
-    size_t size = 0;
-    coop__read_file(lp, &text, &size);
-    coop__str_printf(log, "cicc failed for sm_%d (exit %d):\n%s\n", l->arch, st, text ? text : "");
-    free(text);
-    return COOP_ERROR_NVRTC;
-  }
-  return COOP_SUCCESS;
+  return st != 0 ? COOP_ERROR_NVRTC : COOP_SUCCESS;
 }
 
 int coop__fatbinary_available(void)
@@ -334,17 +343,10 @@ coop_result coop__fatbinary(const char *out, const int *archs, char *const *ltoi
       free_argv(argv);
       return COOP_ERROR_OUT_OF_MEMORY;
     }
-  char lp[1200];
+  char lp[1200], what[1200];
   snprintf(lp, sizeof lp, "%s/fatbinary.log", logdir);
-  int st = coop__run(argv, logdir, lp);
+  snprintf(what, sizeof what, "fatbinary failed on %s", out);
+  int st = run_logged(argv, logdir, lp, what, log);
   free_argv(argv);
-  if (st != 0) {
-    char *text = NULL;
-    size_t size = 0;
-    coop__read_file(lp, &text, &size);
-    coop__str_printf(log, "fatbinary failed on %s (exit %d):\n%s\n", out, st, text ? text : "");
-    free(text);
-    return COOP_ERROR_TOOLKIT;
-  }
-  return COOP_SUCCESS;
+  return st != 0 ? COOP_ERROR_TOOLKIT : COOP_SUCCESS;
 }

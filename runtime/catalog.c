@@ -54,27 +54,12 @@ static int parse_version(const char *s, int *a, int *b, int *c)
   return s && (sscanf(s, "%d.%d.%d", a, b, c) >= 2);
 }
 
-coop_result coop__bundle_load(coop__bundle *b, const char *path, coop__str *log)
+/* The versions an index or a manifest records, checked against this cooplink and nvJitLink. */
+static coop_result check_versions(json_t *m, const char *path, coop__str *log)
 {
-  memset(b, 0, sizeof *b);
   coop_result rc = COOP_SUCCESS;
-  char *text = NULL;
-  size_t size = 0;
-  json_t *m = NULL;
-  if (coop__read_file(path, &text, &size) != COOP_SUCCESS) FAIL(COOP_ERROR_IO, "%s: cannot read the manifest", path);
-  coop__sha256_hex(text, size, b->manifest_sha256);
-  json_error_t je;
-  m = json_loadb(text, size, 0, &je);
-  if (!m || !json_is_object(m))
-    FAIL(COOP_ERROR_BUNDLE_CORRUPT, "%s:%d:%d: not a valid manifest: %s", path, je.line, je.column,
-         m ? "not a JSON object" : je.text);
-  json_t *fmt = json_object_get(m, "format");
-  if (!json_is_integer(fmt)) FAIL(COOP_ERROR_BUNDLE_CORRUPT, "%s: format: missing or not an integer", path);
-  if (json_integer_value(fmt) != 1 && json_integer_value(fmt) != 2)
-    FAIL(COOP_ERROR_BUNDLE_FORMAT, "%s: format: version %lld is not supported (this cooplink reads formats 1 and 2)",
-         path, (long long)json_integer_value(fmt));
-  const char *cv = json_string_value(json_object_get(m, "cooplink_version"));
   int a, bb, c;
+  const char *cv = json_string_value(json_object_get(m, "cooplink_version"));
   if (!parse_version(cv, &a, &bb, &c)) FAIL(COOP_ERROR_BUNDLE_CORRUPT, "%s: cooplink_version: missing or malformed", path);
   if (a != COOP_VERSION_MAJOR || bb > COOP_VERSION_MINOR)
     FAIL(COOP_ERROR_BUNDLE_VERSION, "%s: cooplink_version: %s is not readable by cooplink %s (same major, minor not newer)",
@@ -89,6 +74,46 @@ coop_result coop__bundle_load(coop__bundle *b, const char *path, coop__str *log)
   if (bb > lmi)
     FAIL(COOP_ERROR_BUNDLE_PRODUCER_NEWER, "%s: cuda_version: made with CUDA %s, newer than this nvJitLink %d.%d", path,
          cuda, lma, lmi);
+out:
+  return rc;
+}
+
+/* Reads path (its sha256 into sha when not NULL) and parses it as a JSON object; `what` names it in
+ * messages. On failure *m is NULL. */
+static coop_result load_object(const char *path, const char *what, char *sha, json_t **m, coop__str *log)
+{
+  coop_result rc = COOP_SUCCESS;
+  char *text = NULL;
+  size_t size = 0;
+  *m = NULL;
+  if (coop__read_file(path, &text, &size) != COOP_SUCCESS) FAIL(COOP_ERROR_IO, "%s: cannot read the %s", path, what);
+  if (sha) coop__sha256_hex(text, size, sha);
+  json_error_t je;
+  *m = json_loadb(text, size, 0, &je);
+  if (!*m || !json_is_object(*m))
+    FAIL(COOP_ERROR_BUNDLE_CORRUPT, "%s:%d:%d: not a valid %s: %s", path, je.line, je.column, what,
+         *m ? "not a JSON object" : je.text);
+out:
+  if (rc) {
+    json_decref(*m);
+    *m = NULL;
+  }
+  free(text);
+  return rc;
+}
+
+coop_result coop__bundle_load(coop__bundle *b, const char *path, coop__str *log)
+{
+  memset(b, 0, sizeof *b);
+  json_t *m = NULL;
+  coop_result rc = load_object(path, "manifest", b->manifest_sha256, &m, log);
+  if (rc) goto out;
+  json_t *fmt = json_object_get(m, "format");
+  if (!json_is_integer(fmt)) FAIL(COOP_ERROR_BUNDLE_CORRUPT, "%s: format: missing or not an integer", path);
+  if (json_integer_value(fmt) != 1 && json_integer_value(fmt) != 2)
+    FAIL(COOP_ERROR_BUNDLE_FORMAT, "%s: format: version %lld is not supported (this cooplink reads formats 1 and 2)",
+         path, (long long)json_integer_value(fmt));
+  if ((rc = check_versions(m, path, log))) goto out;
   const char *name = json_string_value(json_object_get(m, "name"));
   const char *slash = strrchr(path, '/');
   const char *base = slash ? slash + 1 : path;
@@ -167,7 +192,6 @@ coop_result coop__bundle_load(coop__bundle *b, const char *path, coop__str *log)
   }
 out:
   json_decref(m);
-  free(text);
   if (rc) coop__bundle_free(b);
   return rc;
 }
@@ -276,46 +300,14 @@ coop_result coop_catalog_close(coop_catalog **catalog)
   return COOP_SUCCESS;
 }
 
-/* The versions an index or a manifest records, checked against this cooplink and nvJitLink. */
-static coop_result check_versions(json_t *m, const char *path, coop__str *log)
-{
-  coop_result rc = COOP_SUCCESS;
-  int a, bb, c;
-  const char *cv = json_string_value(json_object_get(m, "cooplink_version"));
-  if (!parse_version(cv, &a, &bb, &c)) FAIL(COOP_ERROR_BUNDLE_CORRUPT, "%s: cooplink_version: missing or malformed", path);
-  if (a != COOP_VERSION_MAJOR || bb > COOP_VERSION_MINOR)
-    FAIL(COOP_ERROR_BUNDLE_VERSION, "%s: cooplink_version: %s is not readable by cooplink %s (same major, minor not newer)",
-         path, cv, COOP_VERSION_STRING);
-  const char *cuda = json_string_value(json_object_get(m, "cuda_version"));
-  if (!parse_version(cuda, &a, &bb, &c)) FAIL(COOP_ERROR_BUNDLE_CORRUPT, "%s: cuda_version: missing or malformed", path);
-  int lma, lmi;
-  if (coop__nvjitlink_version(&lma, &lmi)) FAIL(COOP_ERROR_TOOLKIT, "nvJitLinkVersion failed");
-  if (a != lma)
-    FAIL(COOP_ERROR_BUNDLE_CUDA_MAJOR, "%s: cuda_version: made with CUDA %s, this nvJitLink is %d.%d (the major must match)",
-         path, cuda, lma, lmi);
-  if (bb > lmi)
-    FAIL(COOP_ERROR_BUNDLE_PRODUCER_NEWER, "%s: cuda_version: made with CUDA %s, newer than this nvJitLink %d.%d", path,
-         cuda, lma, lmi);
-out:
-  return rc;
-}
-
 /* index.json: the catalog's bundles and symbols without reading every manifest (a catalog of a
  * thousand bundles opens in a few milliseconds); each manifest is read and checked against the hash
  * the index records when a link first needs it. */
 static coop_result open_index(coop_catalog *c, const char *path, coop__str *log)
 {
-  coop_result rc = COOP_SUCCESS;
-  char *text = NULL;
-  size_t size = 0;
   json_t *m = NULL;
-  if (coop__read_file(path, &text, &size) != COOP_SUCCESS) FAIL(COOP_ERROR_IO, "%s: cannot read the index", path);
-  coop__sha256_hex(text, size, c->digest);
-  json_error_t je;
-  m = json_loadb(text, size, 0, &je);
-  if (!m || !json_is_object(m))
-    FAIL(COOP_ERROR_BUNDLE_CORRUPT, "%s:%d:%d: not a valid catalog index: %s", path, je.line, je.column,
-         m ? "not a JSON object" : je.text);
+  coop_result rc = load_object(path, "catalog index", c->digest, &m, log);
+  if (rc) goto out;
   json_t *fmt = json_object_get(m, "format");
   const char *kind = json_string_value(json_object_get(m, "kind"));
   if (!kind || strcmp(kind, "cooplink-catalog") != 0)
@@ -381,7 +373,6 @@ static coop_result open_index(coop_catalog *c, const char *path, coop__str *log)
   c->indexed = 1;
 out:
   json_decref(m);
-  free(text);
   return rc;
 }
 

@@ -5,7 +5,6 @@
 #include <cooplink/coopgen.h>
 #include <cooplink/version.h>
 #include <elf.h>
-#include <ftw.h>
 #include <nvJitLink.h>
 #include "../common/nvrtc_dl.h"
 #include <cuda.h>
@@ -163,18 +162,6 @@ coop_result coop_linker_create(coop_linker **linker, const coop_catalog *catalog
   return l->gen_dir ? COOP_SUCCESS : COOP_ERROR_OUT_OF_MEMORY;
 }
 
-static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-  (void)st;
-  (void)flag;
-  (void)ftw;
-  remove(path);
-  return 0;
-}
-
-/* The private generation folder of a linker created with -cache=0. */
-static void remove_tree(const char *dir) { nftw(dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS); }
-
 coop_result coop_linker_destroy(coop_linker **linker)
 {
   if (!linker) return COOP_ERROR_INVALID_VALUE;
@@ -192,7 +179,7 @@ coop_result coop_linker_destroy(coop_linker **linker)
   sl_free(&l->bundles_used);
   sl_free(&l->needed);
   coop_catalog_close(&l->generated);
-  if (l->private_dir) remove_tree(l->private_dir);
+  if (l->private_dir) coop__remove_tree(l->private_dir);
   free(l->private_dir);
   free(l->cache_dir);
   free(l->gen_dir);
