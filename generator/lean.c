@@ -251,6 +251,14 @@ coop_result coop__lean_init(coop__lean *l, int arch, const char *workdir, coop__
     free(names[i]);
     free(values[i]);
   }
+  if (!rc) {
+    /* the host preprocessor must work here (it is the C++ compiler's: g++ on Debian) */
+    char out[1200];
+    snprintf(out, sizeof out, "%s/coopgen_dryrun.ii", workdir);
+    rc = coop__lean_preprocess(l, workdir, "coopgen_dryrun.cu", out, log);
+    if (rc) rc = COOP_ERROR_TOOLKIT;
+    unlink(out);
+  }
   unlink(path);
   if (rc) coop__lean_free(l);
   return rc;

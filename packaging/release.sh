@@ -49,7 +49,7 @@ tar --sort=name --owner=0 --group=0 --numeric-owner --mtime="@$epoch" -C "$stage
 cat_bytes=$(du -sb "$stage/$name/share/cooplink/catalog" | cut -f1)
 arc_bytes=$(stat -c %s "$stage/$name/lib/libcooplink_device.a")
 all_bytes=$(du -sb "$stage/$name" | cut -f1)
-units=$(ls "$stage/$name/share/cooplink/catalog"/*.json | grep -vc index.json || true)
+units=$(ls "$stage/$name/share/cooplink/catalog"/*.json | grep -vcE "/(index|catalog).json$" || true)
 {
   echo "release $name ($(date -u +%Y-%m-%d), $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'))"
   echo "command: bash packaging/release.sh --catalog $catalog"
