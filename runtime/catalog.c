@@ -254,10 +254,11 @@ static void find_installed_catalog(void)
 #if defined(COOP_LIB_TO_CATALOG) && defined(COOP_BIN_TO_CATALOG)
   const char *rels[] = {COOP_LIB_TO_CATALOG, COOP_BIN_TO_CATALOG};
   for (int i = 0; i < 2; ++i) {
-    char cand[4096 + 300], idx[4096 + 320];
+    char cand[4096 + 300], idx[4096 + 320], meta[4096 + 320];
     snprintf(cand, sizeof cand, "%s/%s", self, rels[i]);
     snprintf(idx, sizeof idx, "%s/index.json", cand);
-    if (access(idx, F_OK) == 0 && strlen(cand) < sizeof installed_catalog) {
+    snprintf(meta, sizeof meta, "%s/catalog.json", cand);
+    if ((access(meta, F_OK) == 0 || access(idx, F_OK) == 0) && strlen(cand) < sizeof installed_catalog) {
       snprintf(installed_catalog, sizeof installed_catalog, "%s", cand);
       return;
     }

@@ -108,14 +108,15 @@ COOP_API coop_result coop_gen_write(coop_gen *gen, const char *dir);
 
 /* Writes a catalog into dir (created if missing): one small bundle per CUB instance (the variants of
  * one family, type, op, block shape, items and algorithm), so that a link adds only the units of the
- * symbols it calls, plus index.json (every symbol -> its unit, each unit's manifest hash; written
- * last, the commit point) and one C header <name>.h for every symbol. Units are compiled in parallel
+ * symbols it calls, plus index.json (every symbol -> its unit, each unit's manifest hash), catalog.json
+ * (versions, archs, unit naming and the index's hash: what a link reads; written last, the commit
+ * point) and one C header <name>.h for every symbol. Units are compiled in parallel
  * ($COOPGEN_JOBS processes, default one per CPU) by the toolkit's nvcc front end (cicc with nvcc's own
  * commands, which emits none of the ~600 unused weak globals NVRTC puts in every module), or by NVRTC
  * where nvcc or its host preprocessor is missing; each unit's payload is one compressed fatbin with an
  * lto entry per arch where the toolkit has fatbinary, else LTO-IR per arch. The same requests give
  * byte-identical files wherever they are built. Files of units that a previous catalog in dir listed
- * and this one does not are removed once the new index is in place. Returns as coop_gen_write. */
+ * and this one does not are removed once the new catalog.json is in place. Returns as coop_gen_write. */
 COOP_API coop_result coop_gen_write_catalog(coop_gen *gen, const char *dir);
 
 /* The name of the catalog unit (bundle) that holds symbol in a catalog coopgen --catalog wrote, into

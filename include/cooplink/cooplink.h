@@ -31,10 +31,13 @@ typedef struct coop_catalog coop_catalog;
 
 /* Opens a catalog folder; dir NULL means $COOPLINK_CATALOG, else the installed catalog (found relative
  * to the installed library, so that an installed tree may be moved; else <prefix>/share/cooplink/catalog).
- * A folder with an index.json (written by coopgen --catalog) is opened from the index alone: its
- * format, cooplink and CUDA versions are checked now, and each bundle's manifest when a link first
- * needs it (also against the index's hash: COOP_ERROR_BUNDLE_HASH). A folder without one is read
- * manifest by manifest (*.json). Each manifest is checked: well-formed
+ * A catalog written by coopgen --catalog is opened from its catalog.json alone (about 1 KB: format,
+ * cooplink and CUDA versions, archs, the index's hash), checked now; a link then finds each symbol's
+ * unit from the symbol's name and reads only the manifests and payloads it calls. Its index.json is
+ * read only for the list (coop_catalog_get_bundle_info, coop_catalog_get_symbol) and by
+ * coop_catalog_verify, checked against catalog.json's hash and every manifest against the index's
+ * (COOP_ERROR_BUNDLE_HASH). A folder with only an index.json is opened from the index; a folder with
+ * neither is read manifest by manifest (*.json). Each manifest is checked: well-formed
  * (COOP_ERROR_BUNDLE_CORRUPT), format version (COOP_ERROR_BUNDLE_FORMAT), cooplink version: same
  * major, minor not newer (COOP_ERROR_BUNDLE_VERSION), CUDA major equal to nvJitLink's
  * (COOP_ERROR_BUNDLE_CUDA_MAJOR), producer not newer than nvJitLink (COOP_ERROR_BUNDLE_PRODUCER_NEWER),
