@@ -71,3 +71,14 @@ static double compile(coop_gen *gen, int arch, const char *kernel)
   free(src);
   return r == NVRTC_SUCCESS ? t : -1;
 }
+
+const char *const bench_kernel_three =
+  "extern \"C\" __device__ void coop_block_load_f32_t256_i4_striped(const float *, float *, void *);\n"
+  "extern \"C\" __device__ void coop_block_inclusive_scan_sum_f32_t256_i4_raking(const float *, float *, float *, void *);\n"
+  "extern \"C\" __device__ void coop_block_store_f32_t256_i4_striped(float *, const float *, void *);\n"
+  "extern \"C\" __global__ void __launch_bounds__(256) k(const float *in, float *out) {\n"
+  "  __shared__ __align__(16) unsigned char temp[8192];\n"
+  "  float a[4], b[4];\n"
+  "  coop_block_load_f32_t256_i4_striped(in + blockIdx.x * 1024, a, 0);\n"
+  "  coop_block_inclusive_scan_sum_f32_t256_i4_raking(a, b, 0, temp);\n"
+  "  coop_block_store_f32_t256_i4_striped(out + blockIdx.x * 1024, b, 0);\n}\n";

@@ -10,4 +10,7 @@ double bench_median(double *v, int n);
 double bench_compile_wrappers(coop_gen *gen, int arch);
 /* Seconds NVRTC takes to compile gen's wrappers and kernel together, whole program, to a cubin for sm_<arch>. */
 double bench_compile_whole(coop_gen *gen, int arch, const char *kernel);
+/* The kernel both link benchmarks link: BlockLoad striped, BlockScan inclusive sum raking, BlockStore
+ * striped (f32, 256 threads x 4 items), declared by hand. */
+extern const char *const bench_kernel_three;
 #endif

@@ -40,16 +40,6 @@ extern char **environ;
 static const char *SYMS[] = {"coop_block_load_f32_t256_i4_striped", "coop_block_inclusive_scan_sum_f32_t256_i4_raking",
                              "coop_block_store_f32_t256_i4_striped"};
 
-static const char *KERNEL =
-  "extern \"C\" __device__ void coop_block_load_f32_t256_i4_striped(const float *, float *, void *);\n"
-  "extern \"C\" __device__ void coop_block_inclusive_scan_sum_f32_t256_i4_raking(const float *, float *, float *, void *);\n"
-  "extern \"C\" __device__ void coop_block_store_f32_t256_i4_striped(float *, const float *, void *);\n"
-  "extern \"C\" __global__ void __launch_bounds__(256) k(const float *in, float *out) {\n"
-  "  __shared__ __align__(16) unsigned char temp[8192];\n"
-  "  float a[4], b[4];\n"
-  "  coop_block_load_f32_t256_i4_striped(in + blockIdx.x * 1024, a, 0);\n"
-  "  coop_block_inclusive_scan_sum_f32_t256_i4_raking(a, b, 0, temp);\n"
-  "  coop_block_store_f32_t256_i4_striped(out + blockIdx.x * 1024, b, 0);\n}\n";
 
 static int arch = 90, reps = 15;
 
@@ -180,7 +170,7 @@ int main(int argc, char **argv)
   build_exact(e3, archs, 0);
   coopt_blob ir = {0};
   char *log = NULL;
-  if (coopt_compile(KERNEL, arch, NULL, &ir, &log)) DIE("kernel: %s", log);
+  if (coopt_compile(bench_kernel_three, arch, NULL, &ir, &log)) DIE("kernel: %s", log);
   kir = ir.data;
   kir_size = ir.size;
   FILE *f = fopen(kpath, "wb");

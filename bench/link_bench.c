@@ -55,16 +55,6 @@ static const coop_gen_group CORE[] = {
   {.family = "block_store", .type = "f32", .threads = "256", .items = "4", .algorithm = "striped", .variant = "plain"},
 };
 
-static const char *KERNEL =
-  "extern \"C\" __device__ void coop_block_load_f32_t256_i4_striped(const float *, float *, void *);\n"
-  "extern \"C\" __device__ void coop_block_inclusive_scan_sum_f32_t256_i4_raking(const float *, float *, float *, void *);\n"
-  "extern \"C\" __device__ void coop_block_store_f32_t256_i4_striped(float *, const float *, void *);\n"
-  "extern \"C\" __global__ void __launch_bounds__(256) k(const float *in, float *out) {\n"
-  "  __shared__ __align__(16) unsigned char temp[8192];\n"
-  "  float a[4], b[4];\n"
-  "  coop_block_load_f32_t256_i4_striped(in + blockIdx.x * 1024, a, 0);\n"
-  "  coop_block_inclusive_scan_sum_f32_t256_i4_raking(a, b, 0, temp);\n"
-  "  coop_block_store_f32_t256_i4_striped(out + blockIdx.x * 1024, b, 0);\n}\n";
 
 /* A filler bundle of `count` distinct direct-load wrappers; k picks type and thread range. */
 static void filler(const char *dir, const char *name, int k, int count, int item_base)
@@ -174,7 +164,7 @@ int main(int argc, char **argv)
   double *rk = calloc((size_t)reps, sizeof *rk);
   coopt_blob user = {0};
   char *log = NULL;
-  if (coopt_compile(KERNEL, arch, NULL, &user, &log)) DIE("kernel: %s", log);
+  if (coopt_compile(bench_kernel_three, arch, NULL, &user, &log)) DIE("kernel: %s", log);
   char core_cat[700];
   snprintf(core_cat, sizeof core_cat, "%s/cat_core", work);
   snprintf(cmd, sizeof cmd, "mkdir -p %s && ln -sf %s/core.* %s/", core_cat, bundles, core_cat);
@@ -215,7 +205,7 @@ int main(int argc, char **argv)
       free(info);
       free(lerr);
     }
-    if ((tk[r] = bench_compile_whole(g, arch, KERNEL)) < 0) DIE("NVRTC whole-program compile failed");
+    if ((tk[r] = bench_compile_whole(g, arch, bench_kernel_three)) < 0) DIE("NVRTC whole-program compile failed");
     rl[r] = tc[r] / tl[r];
     rp[r] = tc[r] / tp[r];
     rk[r] = tk[r] / tl[r];
