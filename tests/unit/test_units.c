@@ -376,3 +376,47 @@ Test(units, verify_catches_a_missing_arch)
   cr_assert_eq(strncmp(got, line, strlen(line)), 0, "%s", got);
   free(got);
 }
+
+Test(units, failed_build_leaves_the_catalog_as_it_was)
+{
+  char *dir = copy_of(shared_catalog());
+  char *ip = coopt_fmt("%s/catalog.json", dir);
+  coopt_blob before = {0}, after = {0};
+  cr_assert_eq(coopt_read(ip, &before), 0);
+  int entries = coopt_count_entries(dir);
+  coop_gen *gen = NULL;
+  cr_assert_eq(coop_gen_create(&gen), COOP_SUCCESS);
+  coop_gen_group g = {.family = "block_store", .type = "i32", .threads = "32", .items = "2"};
+  cr_assert_eq(coop_gen_add_group(gen, &g), COOP_SUCCESS);
+  cr_assert_eq(coop_gen_set_name(gen, "units"), COOP_SUCCESS);
+  cr_assert_eq(coop_gen_set_archs(gen, "sm_80"), COOP_SUCCESS);
+  setenv("CUDA_HOME", "/nonexistent-cuda", 1);
+  coop_result rc = coop_gen_write_catalog(gen, dir);
+  unsetenv("CUDA_HOME");
+  cr_assert_eq(rc, COOP_ERROR_TOOLKIT);
+  char *log = coopt_gen_log(gen);
+  cr_assert_str_eq(log, "CCCL headers not found: /nonexistent-cuda/include/cccl/cub/cub.cuh is missing (set "
+                        "CUDA_HOME to the toolkit)\n");
+  free(log);
+  coop_gen_destroy(&gen);
+  cr_assert_eq(coopt_read(ip, &after), 0);
+  cr_assert_eq(before.size, after.size);
+  cr_assert_eq(memcmp(before.data, after.data, before.size), 0);
+  cr_assert_eq(coopt_count_entries(dir), entries);
+}
+
+Test(units, unwritable_output_folder_is_named)
+{
+  coop_gen *gen = NULL;
+  cr_assert_eq(coop_gen_create(&gen), COOP_SUCCESS);
+  coop_gen_group g = {.family = "block_load", .type = "f32", .threads = "32", .items = "1", .algorithm = "direct",
+                      .variant = "plain"};
+  cr_assert_eq(coop_gen_add_group(gen, &g), COOP_SUCCESS);
+  cr_assert_eq(coop_gen_set_name(gen, "units"), COOP_SUCCESS);
+  cr_assert_eq(coop_gen_set_archs(gen, "sm_80"), COOP_SUCCESS);
+  cr_assert_eq(coop_gen_write_catalog(gen, "/dev/null/catalog"), COOP_ERROR_IO);
+  char *log = coopt_gen_log(gen);
+  cr_assert_str_eq(log, "/dev/null/catalog: cannot create the output folder\n");
+  free(log);
+  coop_gen_destroy(&gen);
+}
