@@ -167,21 +167,33 @@ static int unit_family(const build *b, const unit *u)
   return fam;
 }
 
+/* The stub each family's header is preprocessed from: one file per family (and "all" for mixed units),
+ * written before any job runs, since the jobs of every arch read it at once. */
+static char *stub_path(const build *b, int fam)
+{
+  return workpath(b, "coopgen_%s.cu", fam < COOP__FAM_COUNT ? coop__families[fam].name : "all");
+}
+
+static coop_result write_stub(const build *b, int fam)
+{
+  char *src = stub_path(b, fam);
+  if (!src) return COOP_ERROR_OUT_OF_MEMORY;
+  coop__str text = {0};
+  for (int f = 0; f < COOP__FAM_COUNT; ++f)
+    if (f == fam || fam == COOP__FAM_COUNT) coop__str_printf(&text, "#include \"%s\"\n", coop__families[f].header);
+  coop_result rc = text.oom ? COOP_ERROR_OUT_OF_MEMORY : write_file(src, coop__str_get(&text), text.len);
+  if (rc) coop__log(b->gen, "%s: cannot write", src);
+  coop__str_free(&text);
+  free(src);
+  return rc;
+}
+
 static void run_preprocess(build *b, job *j)
 {
   int arch = b->archs[j->arch_i];
-  const char *stem = j->fam < COOP__FAM_COUNT ? coop__families[j->fam].name : "all";
-  char *src = workpath(b, "coopgen_%s.cu", stem);
-  char *out = workpath(b, "%s.sm_%d.ii", stem, arch);
+  char *src = stub_path(b, j->fam);
+  char *out = workpath(b, "%s.sm_%d.ii", j->fam < COOP__FAM_COUNT ? coop__families[j->fam].name : "all", arch);
   if (!src || !out) j->rc = COOP_ERROR_OUT_OF_MEMORY;
-  if (!j->rc) {
-    coop__str text = {0};
-    for (int f = 0; f < COOP__FAM_COUNT; ++f)
-      if (f == j->fam || j->fam == COOP__FAM_COUNT) coop__str_printf(&text, "#include \"%s\"\n", coop__families[f].header);
-    j->rc = write_file(src, coop__str_get(&text), text.len);
-    coop__str_free(&text);
-    if (j->rc) coop__str_printf(&j->log, "%s: cannot write\n", src);
-  }
   /* by its name in the work folder: the path is written into the preprocessed text */
   if (!j->rc) j->rc = coop__lean_preprocess(&b->lean_tc[j->arch_i], b->work, strrchr(src, '/') + 1, out, &j->log);
   if (!j->rc)
@@ -573,6 +585,8 @@ coop_result coop_gen_write_catalog(coop_gen *gen, const char *dir)
   size_t n_pre = 0, n_comp = 0;
   if (!rc) {
     /* preprocessing first, then the compiles largest unit first (they take the longest), then fatbins */
+    for (int f = 0; f <= COOP__FAM_COUNT && b.lean && !rc; ++f)
+      if (used[f]) rc = write_stub(&b, f);
     for (int f = 0; f <= COOP__FAM_COUNT && b.lean; ++f)
       for (int a = 0; a < b.n_archs && used[f]; ++a) b.jobs[b.n_jobs++] = (job){.kind = 0, .fam = f, .arch_i = a};
     n_pre = b.n_jobs;
@@ -580,7 +594,7 @@ coop_result coop_gen_write_catalog(coop_gen *gen, const char *dir)
       for (int a = 0; a < b.n_archs; ++a) b.jobs[b.n_jobs++] = (job){.kind = 1, .unit = u, .arch_i = a};
     n_comp = b.n_jobs;
     for (size_t u = 0; u < b.n_units && b.fatbin; ++u) b.jobs[b.n_jobs++] = (job){.kind = 2, .unit = u};
-    rc = run_jobs(&b, 0, n_pre);
+    if (!rc) rc = run_jobs(&b, 0, n_pre);
   }
   if (!rc) rc = run_jobs(&b, n_pre, n_comp);
   if (!rc) rc = run_jobs(&b, n_comp, b.n_jobs);
