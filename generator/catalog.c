@@ -43,11 +43,15 @@ typedef struct unit {
 
 /* The unit of an instance: everything but the variant. ($COOPGEN_SINGLE_UNIT puts every symbol in one
  * unit: the baseline of bench/catalog_bench, a lean bundle holding exactly the symbols asked for.) */
-static void unit_key(char *out, size_t size, const coop__inst *in)
+static void unit_key(char *out, size_t size, const coop__inst *in, int per_symbol)
 {
   const coop__family *f = &coop__families[in->fam];
   if (getenv("COOPGEN_SINGLE_UNIT")) {
     snprintf(out, size, "single");
+    return;
+  }
+  if (per_symbol) { /* "units": "symbol": the symbol without its coop_ prefix */
+    snprintf(out, size, "%s", in->symbol + 5);
     return;
   }
   snprintf(out, size, "%s_%s%s%s_%s_i%d_%s", f->name, in->op >= 0 ? coop__ops[in->op].name : "", in->op >= 0 ? "_" : "",
@@ -66,7 +70,7 @@ static void unit_name(char *out, size_t size, const char *key)
   }
 }
 
-coop_result coop_gen_unit_of_symbol(const char *symbol, char *unit, size_t size)
+coop_result coop_gen_unit_of_symbol(const char *symbol, int per_symbol, char *unit, size_t size)
 {
   if (!symbol || !unit || size < 81) return COOP_ERROR_INVALID_VALUE;
   coop_gen *g = NULL;
@@ -74,21 +78,26 @@ coop_result coop_gen_unit_of_symbol(const char *symbol, char *unit, size_t size)
   if (!rc) rc = coop_gen_add_symbol(g, symbol);
   if (!rc && g->n_insts != 1) rc = COOP_ERROR_SPEC_INVALID;
   if (!rc) {
-    char key[96];
-    unit_key(key, sizeof key, &g->insts[0]);
+    char key[192];
+    unit_key(key, sizeof key, &g->insts[0], per_symbol);
     unit_name(unit, size, key);
   }
   coop_gen_destroy(&g);
   return rc;
 }
 
-static int by_unit(const void *a, const void *b, void *base)
+typedef struct sort_ctx {
+  const coop__inst *insts;
+  int per_symbol;
+} sort_ctx;
+
+static int by_unit(const void *a, const void *b, void *ctx)
 {
-  char ka[96], kb[96];
-  const coop__inst *insts = base;
-  const coop__inst *x = &insts[*(const size_t *)a], *y = &insts[*(const size_t *)b];
-  unit_key(ka, sizeof ka, x);
-  unit_key(kb, sizeof kb, y);
+  char ka[192], kb[192];
+  const sort_ctx *sc = ctx;
+  const coop__inst *x = &sc->insts[*(const size_t *)a], *y = &sc->insts[*(const size_t *)b];
+  unit_key(ka, sizeof ka, x, sc->per_symbol);
+  unit_key(kb, sizeof kb, y, sc->per_symbol);
   int c = strcmp(ka, kb);
   return c ? c : strcmp(x->symbol, y->symbol);
 }
@@ -463,7 +472,7 @@ static coop_result write_catalog_files(build *b, const char *dir)
                             "archs", "header"};
       for (size_t k = 0; k < sizeof keys / sizeof *keys; ++k)
         json_object_set(cat, keys[k], json_object_get(index, keys[k]));
-      json_object_set_new(cat, "units", json_string(getenv("COOPGEN_SINGLE_UNIT") ? "single" : "instance"));
+      json_object_set_new(cat, "units", json_string(getenv("COOPGEN_SINGLE_UNIT") ? "single" : gen->unit_per_symbol ? "symbol" : "instance"));
       json_object_set_new(cat, "bundles", json_integer((json_int_t)b->n_units));
       json_object_set_new(cat, "symbols", json_integer((json_int_t)gen->n_insts));
       json_object_set_new(cat, "index_sha256", json_string(isha));
@@ -535,12 +544,13 @@ coop_result coop_gen_write_catalog(coop_gen *gen, const char *dir)
   if (!rc) rc = coop__probe_all(gen);
   if (!rc) {
     for (size_t i = 0; i < gen->n_insts; ++i) order[i] = i;
-    qsort_r(order, gen->n_insts, sizeof *order, by_unit, gen->insts);
-    char prev[96] = "";
+    sort_ctx sc = {gen->insts, gen->unit_per_symbol};
+    qsort_r(order, gen->n_insts, sizeof *order, by_unit, &sc);
+    char prev[192] = "";
     for (size_t i = 0; i < gen->n_insts; ++i) {
       b.insts[i] = gen->insts[order[i]];
-      char key[96];
-      unit_key(key, sizeof key, &b.insts[i]);
+      char key[192];
+      unit_key(key, sizeof key, &b.insts[i], gen->unit_per_symbol);
       if (strcmp(key, prev) != 0) {
         unit *u = &b.units[b.n_units++];
         unit_name(u->name, sizeof u->name, key);
@@ -628,12 +638,13 @@ coop_result coop_gen_get_unit_count(coop_gen *gen, size_t *count)
   size_t *order = calloc(gen->n_insts + 1, sizeof *order);
   if (!order) return COOP_ERROR_OUT_OF_MEMORY;
   for (size_t i = 0; i < gen->n_insts; ++i) order[i] = i;
-  qsort_r(order, gen->n_insts, sizeof *order, by_unit, gen->insts);
+  sort_ctx sc = {gen->insts, gen->unit_per_symbol};
+  qsort_r(order, gen->n_insts, sizeof *order, by_unit, &sc);
   size_t n = 0;
-  char prev[96] = "";
+  char prev[192] = "";
   for (size_t i = 0; i < gen->n_insts; ++i) {
-    char key[96];
-    unit_key(key, sizeof key, &gen->insts[order[i]]);
+    char key[192];
+    unit_key(key, sizeof key, &gen->insts[order[i]], gen->unit_per_symbol);
     if (strcmp(key, prev) != 0) ++n;
     snprintf(prev, sizeof prev, "%s", key);
   }

@@ -90,6 +90,7 @@ struct coop_gen {
   size_t n_insts, cap_insts;
   int nvrtc_major, nvrtc_minor, cccl_version; /* filled by the compile */
   int probed;                                 /* temp sizes and versions known: coop__compile skips the probe */
+  int unit_per_symbol;                        /* catalog units of one symbol each (spec "units": "symbol") */
 };
 
 /* Builds the C prototype of inst ("void coop_...(const float *items, ...)") into s. */

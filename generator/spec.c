@@ -531,8 +531,8 @@ static coop_result load_doc(coop_gen *gen, yaml_document_t *doc, const char *lab
     return COOP_ERROR_SPEC_INVALID;
   }
   if (root->type != YAML_MAPPING_NODE) return yerr(&y, root, "the spec must be a mapping, got %s", node_kind(root));
-  static const char *const top_keys[] = {"name", "arch", "generate"};
-  coop_result rc = check_keys(&y, root, top_keys, 3);
+  static const char *const top_keys[] = {"name", "arch", "units", "generate"};
+  coop_result rc = check_keys(&y, root, top_keys, 4);
   if (rc) return rc;
 
   /* Validate everything into a scratch handle first, so a failing file leaves gen unchanged. */
@@ -554,6 +554,16 @@ static coop_result load_doc(coop_gen *gen, yaml_document_t *doc, const char *lab
     where_of(&y, name, name_where, sizeof name_where);
     rc = coop__set_name_at(&scratch, name_text, name_where);
     if (rc) goto fail;
+  }
+  yaml_node_t *units = map_get(&y, root, "units", &kn);
+  int units_value = -1;
+  if (units) {
+    const char *u = units->type == YAML_SCALAR_NODE ? (const char *)units->data.scalar.value : NULL;
+    if (!u || (strcmp(u, "instance") != 0 && strcmp(u, "symbol") != 0)) {
+      rc = yerr(&ys, units, "'units' must be instance or symbol");
+      goto fail;
+    }
+    units_value = !strcmp(u, "symbol");
   }
   yaml_node_t *arch = map_get(&y, root, "arch", &kn);
   if (arch) {
@@ -652,6 +662,7 @@ static coop_result load_doc(coop_gen *gen, yaml_document_t *doc, const char *lab
     memcpy(gen->archs, scratch.archs, sizeof gen->archs);
     gen->n_archs = scratch.n_archs;
   }
+  if (units_value >= 0) gen->unit_per_symbol = units_value;
   coop__str_free(&scratch.log);
   return COOP_SUCCESS;
 fail:

@@ -402,7 +402,8 @@ static coop_result open_meta(coop_catalog *c, const char *path, coop__str *log)
     FAIL(COOP_ERROR_BUNDLE_CORRUPT, "%s: needs units, bundles, symbols and index_sha256", path);
   memcpy(c->index_sha, sha, 65);
   memcpy(c->digest, sha, 65); /* the index's hash names every manifest: the catalog's identity */
-  c->by_name = !strcmp(units, "instance");
+  c->by_name = !strcmp(units, "instance") || !strcmp(units, "symbol");
+  c->per_symbol = !strcmp(units, "symbol");
   c->meta_bundles = (size_t)json_integer_value(nb);
   c->meta_symbols = (size_t)json_integer_value(ns);
   c->lazy = 1;
@@ -609,7 +610,8 @@ coop_result coop__catalog_bundle(const coop_catalog *cc, size_t i, const coop__b
 static int find_by_name(coop_catalog *c, const char *symbol, const coop__bundle **b, coop_result *rc, coop__str *log)
 {
   char unit[128];
-  if (coop_gen_unit_of_symbol(symbol, unit, sizeof unit) != COOP_SUCCESS) return 0; /* not our naming: the index */
+  if (coop_gen_unit_of_symbol(symbol, c->per_symbol, unit, sizeof unit) != COOP_SUCCESS)
+    return 0; /* not our naming: the index */
   *b = NULL;
   *rc = COOP_SUCCESS;
   for (size_t i = 0; i < c->n_named; ++i)

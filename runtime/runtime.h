@@ -44,7 +44,7 @@ struct coop_catalog {
   char digest[65]; /* identity of every manifest, for cache keys */
   /* opened from catalog.json: the index is read only when the list is asked for (coop__catalog_load_index);
    * with units named after their symbols' instance (by_name), a symbol's unit is found from its name */
-  int lazy, by_name, index_loaded;
+  int lazy, by_name, per_symbol, index_loaded;
   size_t meta_bundles, meta_symbols;
   char index_sha[65];
   coop__bundle **named; /* bundles read by name, each its own allocation (pointers handed out stay valid) */

@@ -13,7 +13,7 @@
  * Every function returns COOP_ERROR_INVALID_VALUE for a NULL handle or required argument.
  *
  * Spec file (JSON, or YAML, which is the same structure):
- *   { "name": "demo", "arch": ["sm_90", "sm_80"],
+ *   { "name": "demo", "arch": ["sm_90", "sm_80"], "units": "instance",
  *     "generate": [ { "family": "block_reduce", "type": ["f32", "f64"], "op": ["sum", "max"],
  *                     "threads": [256, "32x4x2"], "items": 4, "algorithm": "warp_reductions",
  *                     "variant": ["full"] } ] }
@@ -21,6 +21,10 @@
  * combinations of their values is generated (an op that is bitwise is paired with integer types only,
  * a warp_transpose algorithm with thread counts that are multiples of 32); a value that forms no valid
  * combination is an error.
+ *
+ * "units" (catalogs only, coop_gen_write_catalog): "instance" (default), one unit per CUB instance,
+ * holding its variants; or "symbol", one unit per symbol: twice the units to build, and a link adds
+ * no variant it does not call (which shows where links are fast: bench/README.md).
  *
  * Group fields:
  *   family     block_load | block_store | block_reduce | block_scan (required)
@@ -120,9 +124,10 @@ COOP_API coop_result coop_gen_write(coop_gen *gen, const char *dir);
 COOP_API coop_result coop_gen_write_catalog(coop_gen *gen, const char *dir);
 
 /* The name of the catalog unit (bundle) that holds symbol in a catalog coopgen --catalog wrote, into
- * unit (size bytes). Returns COOP_SUCCESS, COOP_ERROR_SPEC_INVALID (not a canonical cooplink symbol),
- * COOP_ERROR_INVALID_VALUE (NULL, or size too small), COOP_ERROR_OUT_OF_MEMORY. */
-COOP_API coop_result coop_gen_unit_of_symbol(const char *symbol, char *unit, size_t size);
+ * unit (size bytes, at least 81); per_symbol: the catalog's units are of one symbol each. Returns
+ * COOP_SUCCESS, COOP_ERROR_SPEC_INVALID (not a canonical cooplink symbol), COOP_ERROR_INVALID_VALUE (NULL,
+ * or size too small), COOP_ERROR_OUT_OF_MEMORY. */
+COOP_API coop_result coop_gen_unit_of_symbol(const char *symbol, int per_symbol, char *unit, size_t size);
 
 /* Number of catalog units (bundles) the requests so far form. */
 COOP_API coop_result coop_gen_get_unit_count(coop_gen *gen, size_t *count);

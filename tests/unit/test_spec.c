@@ -279,7 +279,7 @@ Test(spec, file_missing_field_names_group)
 Test(spec, file_unknown_key)
 {
   expect_spec("{\"name\": \"t\", \"generat\": []}", E,
-              "spec.json:1:15: unknown key 'generat' (known: name arch generate)\n");
+              "spec.json:1:15: unknown key 'generat' (known: name arch units generate)\n");
 }
 Test(spec, file_unknown_group_key)
 {

@@ -109,11 +109,11 @@ Test(units, layout)
   json_decref(cat);
   /* a symbol's unit from its name */
   char unit[128];
-  cr_assert_eq(coop_gen_unit_of_symbol("coop_block_reduce_sum_partial_f32_t32_i1_raking", unit, sizeof unit), COOP_SUCCESS);
+  cr_assert_eq(coop_gen_unit_of_symbol("coop_block_reduce_sum_partial_f32_t32_i1_raking", 0, unit, sizeof unit), COOP_SUCCESS);
   cr_assert_str_eq(unit, UNITS[2]);
-  cr_assert_eq(coop_gen_unit_of_symbol("coop_block_load_guarded_f32_t32_i1_striped", unit, sizeof unit), COOP_SUCCESS);
+  cr_assert_eq(coop_gen_unit_of_symbol("coop_block_load_guarded_f32_t32_i1_striped", 0, unit, sizeof unit), COOP_SUCCESS);
   cr_assert_str_eq(unit, UNITS[1]);
-  cr_assert_eq(coop_gen_unit_of_symbol("coop_block_frobnicate_f32_t32_i1_raking", unit, sizeof unit),
+  cr_assert_eq(coop_gen_unit_of_symbol("coop_block_frobnicate_f32_t32_i1_raking", 0, unit, sizeof unit),
                COOP_ERROR_SPEC_INVALID);
   json_decref(idx);
   free(ip);
@@ -417,6 +417,68 @@ Test(units, unwritable_output_folder_is_named)
   cr_assert_eq(coop_gen_write_catalog(gen, "/dev/null/catalog"), COOP_ERROR_IO);
   char *log = coopt_gen_log(gen);
   cr_assert_str_eq(log, "/dev/null/catalog: cannot create the output folder\n");
+  free(log);
+  coop_gen_destroy(&gen);
+}
+
+Test(units, one_symbol_per_unit)
+{
+  static const char spec[] =
+    "{\"name\": \"units\", \"arch\": \"sm_80\", \"units\": \"symbol\", \"generate\": [{\"family\": \"block_load\", "
+    "\"type\": \"f32\", \"threads\": 32, \"items\": 1, \"algorithm\": \"striped\"}]}";
+  coop_gen *gen = NULL;
+  cr_assert_eq(coop_gen_create(&gen), COOP_SUCCESS);
+  cr_assert_eq(coop_gen_add_spec_string(gen, spec, sizeof spec - 1, "spec"), COOP_SUCCESS);
+  size_t units = 0;
+  cr_assert_eq(coop_gen_get_unit_count(gen, &units), COOP_SUCCESS);
+  cr_assert_eq(units, 2);
+  char *dir = coopt_tmpdir();
+  coop_result rc = coop_gen_write_catalog(gen, dir);
+  char *log = coopt_gen_log(gen);
+  cr_assert_eq(rc, COOP_SUCCESS, "%s", log);
+  coop_gen_destroy(&gen);
+  char *cp = coopt_fmt("%s/catalog.json", dir);
+  json_error_t je;
+  json_t *cat = json_load_file(cp, 0, &je);
+  cr_assert_str_eq(json_string_value(json_object_get(cat, "units")), "symbol");
+  json_decref(cat);
+  char unit[128];
+  cr_assert_eq(coop_gen_unit_of_symbol("coop_block_load_guarded_f32_t32_i1_striped", 1, unit, sizeof unit), COOP_SUCCESS);
+  cr_assert_str_eq(unit, "block_load_guarded_f32_t32_i1_striped");
+  cr_assert(coopt_exists(coopt_fmt("%s/block_load_guarded_f32_t32_i1_striped.fatbin", dir)));
+  cr_assert(coopt_exists(coopt_fmt("%s/block_load_f32_t32_i1_striped.fatbin", dir)));
+  /* a kernel calling the plain load adds that one unit, holding that one symbol */
+  static const char ONE[] = "extern \"C\" __device__ void coop_block_load_f32_t32_i1_striped(const float *, float *, "
+                            "void *);\nextern \"C\" __global__ void k(const float *in, float *out) { float a; "
+                            "coop_block_load_f32_t32_i1_striped(in, &a, 0); out[threadIdx.x] = a; }\n";
+  coop_catalog *c = NULL;
+  char *err = NULL;
+  cr_assert_eq(coop_catalog_open(&c, dir, &err), COOP_SUCCESS, "%s", err);
+  void *ir;
+  size_t size;
+  coopt_kernel_ltoir(ONE, 80, &ir, &size);
+  coop_linker *l = NULL;
+  const char *opts[] = {"-arch=sm_80", "-cache=0", "-generate=0"};
+  cr_assert_eq(coopt_link_ltoir(c, opts, 3, ir, size, &l), COOP_SUCCESS);
+  coop_link_info info;
+  coop_linker_get_info(l, &info);
+  cr_assert_eq(info.n_bundles, 1);
+  const char *name = NULL;
+  cr_assert_eq(coop_linker_get_bundle(l, 0, &name), COOP_SUCCESS);
+  cr_assert_str_eq(name, "block_load_f32_t32_i1_striped");
+  coop_linker_destroy(&l);
+  coop_catalog_close(&c);
+  free(ir);
+}
+
+Test(units, units_setting_is_checked)
+{
+  static const char spec[] = "{\"name\": \"u\", \"units\": \"family\", \"generate\": []}";
+  coop_gen *gen = NULL;
+  cr_assert_eq(coop_gen_create(&gen), COOP_SUCCESS);
+  cr_assert_eq(coop_gen_add_spec_string(gen, spec, sizeof spec - 1, "spec"), COOP_ERROR_SPEC_INVALID);
+  char *log = coopt_gen_log(gen);
+  cr_assert_str_eq(log, "spec:1:24: 'units' must be instance or symbol\n");
   free(log);
   coop_gen_destroy(&gen);
 }
