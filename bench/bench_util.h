@@ -2,6 +2,16 @@
 #ifndef COOP_BENCH_UTIL_H
 #define COOP_BENCH_UTIL_H
 #include <cooplink/coopgen.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+/* Prints the message and exits 1: a benchmark that cannot measure what it says stops. */
+#define DIE(...)                  \
+  do {                            \
+    fprintf(stderr, __VA_ARGS__); \
+    fprintf(stderr, "\n");        \
+    exit(1);                      \
+  } while (0)
 
 double bench_now(void);
 /* Sorts v and returns its median. */

@@ -30,13 +30,6 @@
 
 extern char **environ;
 
-#define DIE(...)                  \
-  do {                            \
-    fprintf(stderr, __VA_ARGS__); \
-    fprintf(stderr, "\n");        \
-    exit(1);                      \
-  } while (0)
-
 static const char *SYMS[] = {"coop_block_load_f32_t256_i4_striped", "coop_block_inclusive_scan_sum_f32_t256_i4_raking",
                              "coop_block_store_f32_t256_i4_striped"};
 

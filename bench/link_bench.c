@@ -25,13 +25,6 @@
 static int arch = 90, reps = 7, max_catalog = 10000;
 static char work[512] = "/tmp/coop_link_bench";
 
-#define DIE(...)                      \
-  do {                                \
-    fprintf(stderr, __VA_ARGS__);     \
-    fprintf(stderr, "\n");            \
-    exit(1);                          \
-  } while (0)
-
 static void gen_bundle(const char *dir, const char *name, const coop_gen_group *groups, int n)
 {
   char path[1024];

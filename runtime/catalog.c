@@ -371,7 +371,6 @@ static coop_result open_index(coop_catalog *c, const char *path, coop__str *log)
   }
   c->index = calloc(total + 1, sizeof *c->index);
   if (!c->index) FAIL(COOP_ERROR_OUT_OF_MEMORY, "out of memory");
-  c->indexed = 1;
 out:
   json_decref(m);
   return rc;

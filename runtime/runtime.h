@@ -35,7 +35,6 @@ typedef struct coop__sym {
 
 struct coop_catalog {
   char *dir;
-  int indexed;            /* opened from index.json: bundles are loaded when a link first needs them */
   pthread_mutex_t mu;     /* guards those loads: a catalog may be shared by threads */
   coop__bundle *bundles;
   size_t n_bundles;
