@@ -244,6 +244,14 @@ coop_result coop__emit_manifest(coop__str *s, const coop_gen *gen, const char *h
       json_object_set_new(jp, "kind", json_string(kind_name(p->kind)));
       json_object_set_new(jp, "decl", json_string(coop__str_get(&d)));
       json_object_set_new(jp, "nullable", json_boolean(p->nullable || (p->kind == COOP__P_TEMP && !in->temp_bytes)));
+      if (p->kind == COOP__P_IN || p->kind == COOP__P_OUT || p->kind == COOP__P_INOUT) {
+        static const char *shapes[] = {"", "one", "items", "tile"};
+        long long threads = (long long)in->bx * in->by * in->bz;
+        long long count = p->shape == COOP__S_TILE ? threads * in->items : p->shape == COOP__S_ITEMS ? in->items : 1;
+        json_object_set_new(jp, "type", json_string(coop__types[in->type].code));
+        json_object_set_new(jp, "shape", json_string(shapes[p->shape]));
+        json_object_set_new(jp, "count", json_integer((json_int_t)count));
+      }
       json_array_append_new(ps, jp);
       coop__str_free(&d);
     }

@@ -28,12 +28,16 @@ typedef struct coop__algo {
 
 /* Parameter kinds of the C ABI. */
 enum { COOP__P_IN, COOP__P_OUT, COOP__P_INOUT, COOP__P_INT, COOP__P_TEMP };
+/* What an element parameter points to: one element, the thread's items_per_thread items, or the
+ * block's whole tile (items_per_thread x threads, in memory). */
+enum { COOP__S_ONE = 1, COOP__S_ITEMS, COOP__S_TILE };
 
 typedef struct coop__param {
   const char *name;
   int kind;
   int skip_for_sum; /* absent when op is sum (the exclusive scan's initial value) */
   int nullable;
+  int shape; /* element parameters: COOP__S_* */
 } coop__param;
 
 typedef struct coop__variant {

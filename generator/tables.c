@@ -45,34 +45,34 @@ static const coop__algo scan_algos[] = {
   {"warp_scans", "cub::BLOCK_SCAN_WARP_SCANS", 0},
 };
 
-#define P_TEMP {"temp", COOP__P_TEMP, 0, 0}
+#define P_TEMP {"temp", COOP__P_TEMP, 0, 0, 0}
 
 static const coop__variant load_variants[] = {
-  {"plain", "load", "load", NULL, 0, {{"tile_src", COOP__P_IN, 0, 0}, {"items", COOP__P_OUT, 0, 0}, P_TEMP}},
+  {"plain", "load", "load", NULL, 0, {{"tile_src", COOP__P_IN, 0, 0, COOP__S_TILE}, {"items", COOP__P_OUT, 0, 0, COOP__S_ITEMS}, P_TEMP}},
   {"guarded", "load_guarded", "load_guarded", NULL, 0,
-   {{"tile_src", COOP__P_IN, 0, 0}, {"items", COOP__P_OUT, 0, 0}, {"valid", COOP__P_INT, 0, 0},
-    {"oob_default", COOP__P_IN, 0, 0}, P_TEMP}},
+   {{"tile_src", COOP__P_IN, 0, 0, COOP__S_TILE}, {"items", COOP__P_OUT, 0, 0, COOP__S_ITEMS}, {"valid", COOP__P_INT, 0, 0, COOP__S_ONE},
+    {"oob_default", COOP__P_IN, 0, 0, COOP__S_ONE}, P_TEMP}},
 };
 static const coop__variant store_variants[] = {
-  {"plain", "store", "store", NULL, 0, {{"tile_dst", COOP__P_OUT, 0, 0}, {"items", COOP__P_IN, 0, 0}, P_TEMP}},
+  {"plain", "store", "store", NULL, 0, {{"tile_dst", COOP__P_OUT, 0, 0, COOP__S_TILE}, {"items", COOP__P_IN, 0, 0, COOP__S_ITEMS}, P_TEMP}},
   {"guarded", "store_guarded", "store_guarded", NULL, 0,
-   {{"tile_dst", COOP__P_OUT, 0, 0}, {"items", COOP__P_IN, 0, 0}, {"valid", COOP__P_INT, 0, 0}, P_TEMP}},
+   {{"tile_dst", COOP__P_OUT, 0, 0, COOP__S_TILE}, {"items", COOP__P_IN, 0, 0, COOP__S_ITEMS}, {"valid", COOP__P_INT, 0, 0, COOP__S_ONE}, P_TEMP}},
 };
 static const coop__variant reduce_variants[] = {
-  {"full", "reduce_%s", "reduce", NULL, 0, {{"items", COOP__P_IN, 0, 0}, {"aggregate", COOP__P_OUT, 0, 0}, P_TEMP}},
+  {"full", "reduce_%s", "reduce", NULL, 0, {{"items", COOP__P_IN, 0, 0, COOP__S_ITEMS}, {"aggregate", COOP__P_OUT, 0, 0, COOP__S_ONE}, P_TEMP}},
   {"partial", "reduce_%s_partial", "reduce_partial", NULL, 1,
-   {{"item", COOP__P_IN, 0, 0}, {"valid_threads", COOP__P_INT, 0, 0}, {"aggregate", COOP__P_OUT, 0, 0}, P_TEMP}},
+   {{"item", COOP__P_IN, 0, 0, COOP__S_ONE}, {"valid_threads", COOP__P_INT, 0, 0, COOP__S_ONE}, {"aggregate", COOP__P_OUT, 0, 0, COOP__S_ONE}, P_TEMP}},
 };
 static const coop__variant scan_variants[] = {
   {"exclusive", "exclusive_scan_%s", "exclusive", "exclusive_sum", 0,
-   {{"items_in", COOP__P_IN, 0, 0}, {"items_out", COOP__P_OUT, 0, 0}, {"initial", COOP__P_IN, 1, 0},
-    {"aggregate", COOP__P_OUT, 0, 1}, P_TEMP}},
+   {{"items_in", COOP__P_IN, 0, 0, COOP__S_ITEMS}, {"items_out", COOP__P_OUT, 0, 0, COOP__S_ITEMS}, {"initial", COOP__P_IN, 1, 0, COOP__S_ONE},
+    {"aggregate", COOP__P_OUT, 0, 1, COOP__S_ONE}, P_TEMP}},
   {"inclusive", "inclusive_scan_%s", "inclusive", NULL, 0,
-   {{"items_in", COOP__P_IN, 0, 0}, {"items_out", COOP__P_OUT, 0, 0}, {"aggregate", COOP__P_OUT, 0, 1}, P_TEMP}},
+   {{"items_in", COOP__P_IN, 0, 0, COOP__S_ITEMS}, {"items_out", COOP__P_OUT, 0, 0, COOP__S_ITEMS}, {"aggregate", COOP__P_OUT, 0, 1, COOP__S_ONE}, P_TEMP}},
   {"exclusive_prefix", "exclusive_scan_%s_prefix", "exclusive_prefix", NULL, 0,
-   {{"items_in", COOP__P_IN, 0, 0}, {"items_out", COOP__P_OUT, 0, 0}, {"running", COOP__P_INOUT, 0, 0}, P_TEMP}},
+   {{"items_in", COOP__P_IN, 0, 0, COOP__S_ITEMS}, {"items_out", COOP__P_OUT, 0, 0, COOP__S_ITEMS}, {"running", COOP__P_INOUT, 0, 0, COOP__S_ONE}, P_TEMP}},
   {"inclusive_prefix", "inclusive_scan_%s_prefix", "inclusive_prefix", NULL, 0,
-   {{"items_in", COOP__P_IN, 0, 0}, {"items_out", COOP__P_OUT, 0, 0}, {"running", COOP__P_INOUT, 0, 0}, P_TEMP}},
+   {{"items_in", COOP__P_IN, 0, 0, COOP__S_ITEMS}, {"items_out", COOP__P_OUT, 0, 0, COOP__S_ITEMS}, {"running", COOP__P_INOUT, 0, 0, COOP__S_ONE}, P_TEMP}},
 };
 
 #define N(a) ((int)(sizeof(a) / sizeof((a)[0])))

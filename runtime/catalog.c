@@ -749,3 +749,20 @@ coop_result coop_catalog_get_symbol(const coop_catalog *catalog, size_t i, const
   if (bundle) *bundle = catalog->index[i].bundle;
   return COOP_SUCCESS;
 }
+
+coop_result coop_get_environment(coop_environment *env)
+{
+  if (!env) return COOP_ERROR_INVALID_VALUE;
+  /* the cache folder is computed from the environment: one copy per thread, valid until its next call */
+  static __thread char cache_dir[4096];
+  memset(env, 0, sizeof *env);
+  env->version = COOP_VERSION_STRING;
+  env->catalog_dir = default_catalog_dir();
+  env->toolkit_root = coop__cuda_root();
+  char *c = coop__cache_default_dir();
+  if (!c) return COOP_ERROR_OUT_OF_MEMORY;
+  snprintf(cache_dir, sizeof cache_dir, "%s", c);
+  free(c);
+  env->cache_dir = cache_dir;
+  return coop__nvjitlink_version(&env->nvjitlink_major, &env->nvjitlink_minor);
+}

@@ -173,21 +173,7 @@ static coop_result link_all(coop_linker *l)
       rc = COOP_ERROR_OUT_OF_MEMORY;
       break;
     }
-    for (size_t i = 0; i < n_bundles && !rc; ++i) {
-      const coop__payload *p = coop__bundle_payload(bundles[i], l->arch);
-      if (!p) {
-        coop__str have = {0};
-        for (int k = 0; k < bundles[i]->n_payloads; ++k) coop__str_printf(&have, " sm_%d", bundles[i]->payloads[k].arch);
-        coop__lg(l, "%s: archs: no payload at or below sm_%d (the bundle has%s)", bundles[i]->manifest, l->arch,
-           coop__str_get(&have));
-        coop__str_free(&have);
-        rc = COOP_ERROR_BUNDLE_ARCH;
-        break;
-      }
-      rc = coop__bundle_read_payload(bundles[i], p, &payloads[i].data, &payloads[i].size, &l->log);
-      payloads[i].name = bundles[i]->name;
-      payloads[i].fatbin = p->fatbin;
-    }
+    rc = coop__read_payloads(l, bundles, n_bundles, payloads);
     if (rc) break;
     char *info = NULL, *error = NULL;
     free(l->cubin);

@@ -144,6 +144,7 @@ coop_result coop_linker_destroy(coop_linker **linker)
   coop__sl_free(&l->includes);
   coop__sl_free(&l->bundles_used);
   coop__sl_free(&l->needed);
+  coop__free_resolved(l);
   coop_catalog_close(&l->generated);
   if (l->private_dir) coop__remove_tree(l->private_dir);
   free(l->private_dir);

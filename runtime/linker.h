@@ -1,7 +1,7 @@
 /* The linker's internals, shared by its stages: linker.c (the handle, its inputs and results),
  * link_compile.c (CUDA inputs through NVRTC), link_discover.c (the coop_ symbols the inputs call),
  * link_resolve.c (the bundles that define them, or on-demand generation) and link_run.c (nvJitLink,
- * the cache, coop_linker_complete). */
+ * the cache, coop_linker_complete) and link_payloads.c (resolution without a link, for other linkers). */
 #ifndef COOP_LINKER_H
 #define COOP_LINKER_H
 
@@ -20,6 +20,14 @@ typedef struct strlist {
   size_t n, cap;
 } strlist;
 
+/* A payload handed to nvJitLink. */
+typedef struct blob {
+  char *data;
+  size_t size;
+  const char *name;
+  int fatbin;
+} blob;
+
 struct coop_linker {
   const coop_catalog *catalog;
   coop_catalog *generated;
@@ -32,15 +40,12 @@ struct coop_linker {
   char *cubin, *ptx, *info_log;
   size_t cubin_size, ptx_size;
   coop_link_info info;
+  /* after coop_linker_resolve (state 3): each bundle's payload for arch and manifest path */
+  blob *resolved;
+  char **resolved_manifest;
+  size_t n_resolved;
 };
 
-/* A payload handed to nvJitLink. */
-typedef struct blob {
-  char *data;
-  size_t size;
-  const char *name;
-  int fatbin;
-} blob;
 
 /* A list of distinct strings. coop__sl_add returns 0 on OOM (1 if added or already there). */
 int coop__sl_add(strlist *l, const char *s);
@@ -59,5 +64,8 @@ coop_result coop__jl_run(coop_linker *l, int only_kind, const blob *extra, size_
 coop_result coop__discover(coop_linker *l);
 /* link_resolve.c: the bundles (deduplicated) that define l->needed, generating or failing on the missing. */
 coop_result coop__resolve(coop_linker *l, const coop__bundle ***bundles, size_t *n_bundles);
+/* link_payloads.c: reads each bundle's payload for l->arch (checked), naming the problem in the log. */
+coop_result coop__read_payloads(coop_linker *l, const coop__bundle *const *bundles, size_t n, blob *out);
+void coop__free_resolved(coop_linker *l);
 
 #endif

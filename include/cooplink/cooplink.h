@@ -155,10 +155,44 @@ COOP_API coop_result coop_linker_get_info(const coop_linker *linker, coop_link_i
 /* Name of the i-th added bundle (0 <= i < n_bundles); owned by the handle. */
 COOP_API coop_result coop_linker_get_bundle(const coop_linker *linker, size_t i, const char **name);
 
+/* For a layer that runs its own link (the Python layer hands these payloads to Numba's linker): the
+ * bundles that define a set of symbols, found as coop_linker_complete finds them (bundles added, the
+ * catalog, the folder of on-demand bundles in the cache, on-demand generation into it, so that a later
+ * process finds what this one generated), without linking.
+ *
+ * coop_linker_add_symbol declares a symbol that is needed although no input calls it: a name of the
+ * device ABI ("coop_..."), else COOP_ERROR_INVALID_VALUE; COOP_ERROR_STATE after resolve or complete.
+ * coop_linker_resolve resolves the declared symbols and those the inputs call, reads every payload for
+ * the linker's arch and checks it (size, sha256, arch coverage); codes as coop_linker_complete's
+ * (COOP_ERROR_SYMBOL_MISSING, COOP_ERROR_SPEC_INVALID, COOP_ERROR_BUNDLE_HASH, COOP_ERROR_BUNDLE_ARCH,
+ * COOP_ERROR_NVRTC, COOP_ERROR_STATE if called twice or after complete). Then coop_linker_get_info gives
+ * n_bundles and n_generated, coop_linker_get_bundle the names, and, for 0 <= i < n_bundles: */
+COOP_API coop_result coop_linker_add_symbol(coop_linker *linker, const char *symbol);
+COOP_API coop_result coop_linker_resolve(coop_linker *linker);
+/* the i-th bundle's payload for the arch (LTO-IR, or a fatbin holding an lto entry for it; give it to
+ * nvJitLink with -lto) and the path of its manifest (JSON: each symbol's parameters, temp bytes and
+ * alignment); both owned by the handle. COOP_ERROR_STATE before a successful resolve. */
+COOP_API coop_result coop_linker_get_payload(const coop_linker *linker, size_t i, const void **data, size_t *size,
+                                             coop_input_kind *kind);
+COOP_API coop_result coop_linker_get_manifest(const coop_linker *linker, size_t i, const char **path);
+
 /* The log: cooplink's messages, then NVRTC's and nvJitLink's logs (info and errors) of the last call.
  * Size includes the terminating NUL. */
 COOP_API coop_result coop_linker_get_log_size(const coop_linker *linker, size_t *size);
 COOP_API coop_result coop_linker_get_log(const coop_linker *linker, char *log);
+
+/* ---------------------------------------------------------------- environment */
+
+/* Where this library looks and what it found; the strings are owned by the library (cache_dir until the
+ * calling thread's next call). */
+typedef struct coop_environment {
+  const char *version;         /* cooplink's version, "0.1.0" */
+  const char *catalog_dir;     /* the catalog used when none is given ($COOPLINK_CATALOG, else the installed one) */
+  const char *cache_dir;       /* the cache folder ($COOPLINK_CACHE, $XDG_CACHE_HOME/cooplink, ~/.cache/cooplink) */
+  const char *toolkit_root;    /* the CUDA toolkit for NVRTC and on-demand generation ($CUDA_HOME, ...) */
+  int nvjitlink_major, nvjitlink_minor;
+} coop_environment;
+COOP_API coop_result coop_get_environment(coop_environment *env);
 
 /* ---------------------------------------------------------------- driver */
 

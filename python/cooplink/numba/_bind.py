@@ -1,0 +1,227 @@
+"""Binding a call's arguments to a primitive's C parameters, read from its manifest entry.
+
+The manifest lists each parameter with its kind (in, out, inout, int, temp), and for element parameters
+its shape (tile: the block's tile in memory; items: the thread's items; one: one element) and count. The
+Python call takes the parameters in manifest order, by position or by name, except:
+- `temp` (temp_storage=), which may also come first, as in cuda.coop; when absent the call allocates it;
+- an `out` of one element is returned (the reduce's aggregate), or, when the manifest marks it nullable
+  (the scan's aggregate), written to a one-element array given by name, else not computed;
+- an `items` parameter of one item takes a scalar (in) or is returned when not given (out), as cuda.coop's
+  items_per_thread == 1 forms do;
+- an `in` of one element that is optional (a default from the family: the oob default, the initial value)
+  may be left out.
+Nothing here knows a family: the rules follow from the parameter list.
+"""
+
+import inspect
+
+from numba.cuda import types
+
+# Python names accepted for the ABI's parameter names (cuda.coop's names and short forms)
+ALIASES = {
+    "num_valid": "valid", "valid_items": "valid", "num_valid_threads": "valid_threads",
+    "initial_value": "initial", "block_aggregate": "aggregate", "prefix": "running",
+    "temp_storage": "temp", "src": "tile_src", "dst": "tile_dst", "input": "items_in", "output": "items_out",
+}
+
+
+class BindError(TypeError):
+    """A call that does not fit the primitive: the message names the argument and what it got."""
+
+
+class Arg:
+    """How one C parameter is fed: source is 'arg' (index into the folded call arguments), 'null',
+    'return', 'alloc' (temp allocated by the call), 'default' (value)."""
+
+    def __init__(self, param, source, index=None, value=None):
+        self.param, self.source, self.index, self.value = param, source, index, value
+
+    def __repr__(self):
+        return f"Arg({self.param['name']}, {self.source}, {self.index})"
+
+
+class Binding:
+    def __init__(self, entry, args, names, return_param, explicit_temp):
+        self.entry = entry            # the manifest's symbol entry
+        self.args = args              # [Arg] in C parameter order
+        self.names = names            # the folded call's parameter names, in order (the pysig)
+        self.return_param = return_param
+        self.explicit_temp = explicit_temp
+
+    def pysig(self):
+        return inspect.Signature([inspect.Parameter(n, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+                                  for n in self.names])
+
+
+def _is_array(t):
+    return isinstance(t, types.Array)
+
+
+def _is_scalar(t):
+    return isinstance(t, (types.Number, types.Boolean)) or type(t).__name__ in ("Bfloat16",)
+
+
+def _tname(t):
+    return str(t)
+
+
+def element_check(symbol, pname, p, t, dtype, items):
+    """Raises BindError unless type t fits element parameter p."""
+    shape = p["shape"]
+    where = f"{symbol}: argument '{pname}'"
+    if shape == "one" and p["kind"] == "in":
+        if _is_array(t):
+            raise BindError(f"{where} must be a scalar of {dtype}, got an array ({_tname(t)})")
+        if not _is_scalar(t):
+            raise BindError(f"{where} must be a scalar of {dtype}, got {_tname(t)}")
+        return
+    if shape == "items" and p["kind"] == "in" and p["count"] == 1 and _is_scalar(t):
+        return
+    if not _is_array(t):
+        what = "the block's tile (a device or shared array)" if shape == "tile" else \
+            f"an array of {p['count']} {dtype} items (cuda.local.array)" if shape == "items" else \
+            f"a one-element array of {dtype}"
+        raise BindError(f"{where} must be {what}, got a scalar ({_tname(t)})" if _is_scalar(t) else
+                        f"{where} must be {what}, got {_tname(t)}")
+    if t.ndim != 1:
+        raise BindError(f"{where} must be a 1-D array, got {t.ndim}-D ({_tname(t)})")
+    if t.dtype != dtype:
+        raise BindError(f"{where} must hold {dtype}, got an array of {t.dtype}")
+    if p["kind"] in ("out", "inout") and not t.mutable:
+        raise BindError(f"{where} is written, but the array is read-only")
+    known = getattr(t, "coop_count", None)
+    if shape == "items" and known is not None and known != p["count"]:
+        raise BindError(f"{where}: the array holds {known} items per thread, the primitive takes "
+                        f"items_per_thread={p['count']}")
+    if shape == "one" and known is not None and known < 1:
+        raise BindError(f"{where}: the array is empty")
+
+
+def temp_check(symbol, entry, t):
+    where = f"{symbol}: temp_storage"
+    if not _is_array(t):
+        raise BindError(f"{where} must be a shared array (cuda.shared.array or coop.shared.array), got {_tname(t)}")
+    nbytes = getattr(t, "coop_nbytes", None)
+    align = getattr(t, "coop_align", None)
+    if align is None:
+        align = t.dtype.bitwidth // 8 if hasattr(t.dtype, "bitwidth") else 1
+    need, need_align = entry["temp_bytes"], entry["temp_align"]
+    if nbytes is not None and nbytes < need:
+        raise BindError(f"{where} holds {nbytes} bytes; the primitive needs {need} (temp_storage_bytes)")
+    if align < need_align:
+        raise BindError(f"{where} is aligned to {align} bytes; the primitive needs {need_align} "
+                        f"(temp_storage_alignment): allocate it with "
+                        f"coop.shared.array({need}, alignment={need_align})")
+
+
+def bind(entry, dtype, args, kws, optional_in=(), config=()):
+    """Binds a call (argument types `args`, keyword types `kws`) to the manifest entry. `optional_in`:
+    names of `in` parameters of one element that may be left out (filled by defaults in lowering);
+    `config`: keyword names that configure the primitive (single-phase calls), bound but not passed.
+    Returns a Binding or raises BindError."""
+    symbol = entry["name"]
+    params = entry["params"]
+    spelled = {ALIASES.get(k, k): k for k in kws}  # the names as the call wrote them (numba folds by them)
+    kws = {ALIASES.get(k, k): v for k, v in kws.items()}
+    for k in list(kws):
+        if k in config:
+            continue
+        if not any(p["name"] == k for p in params):
+            names = ", ".join(p["name"] for p in params)
+            raise BindError(f"{symbol}: unexpected argument '{k}' (the parameters are {names})")
+    positional = list(args)
+    names, order = [], []
+    explicit_temp = None
+    temp_param = next((p for p in params if p["kind"] == "temp"), None)
+
+    # the temp storage first (cuda.coop's form) when the call has one argument more than the parameters
+    # it must give, and that argument is an array of bytes
+    user_params = [p for p in params if p["kind"] != "temp"]
+    def takes_positional(p):
+        return not (p["kind"] == "out" and p["shape"] == "one")
+    n_positional_params = sum(1 for p in user_params if takes_positional(p))
+    first_is_temp = (temp_param is not None and "temp" not in kws and positional and _is_array(positional[0])
+                     and positional[0].dtype == types.uint8 and
+                     (len(positional) > n_positional_params or
+                      not _is_array_param_fit(user_params, positional)))
+    if first_is_temp:
+        explicit_temp = positional[0]
+        names.append("temp_storage")
+        order.append(("temp", 0))
+        positional = positional[1:]
+    bound, c_args, return_param = {}, [], None
+    pos = 0
+    for p in user_params:
+        if pos < len(positional) and takes_positional(p):
+            bound[p["name"]] = ("arg", len(names))
+            names.append(p["name"])
+            order.append((p["name"], positional[pos]))
+            pos += 1
+        elif p["name"] in kws:
+            bound[p["name"]] = ("kw", p["name"])
+    if pos < len(positional):
+        raise BindError(f"{symbol}: takes {n_positional_params} positional argument"
+                        f"{'' if n_positional_params == 1 else 's'}, got {len(positional)}")
+    for k, t in kws.items():
+        if k in config or k == "temp":
+            continue
+        if bound.get(k, ("kw",))[0] == "arg":
+            raise BindError(f"{symbol}: argument '{k}' given twice")
+        bound[k] = ("arg", len(names))
+        names.append(spelled[k])
+        order.append((k, t))
+    types_by_name = {n: t for n, t in order}
+    for p in params:
+        name = p["name"]
+        if p["kind"] == "temp":
+            t = explicit_temp if explicit_temp is not None else kws.get("temp")
+            if t is not None:
+                temp_check(symbol, entry, t)
+                if explicit_temp is None:
+                    names.append(spelled["temp"])
+                    order.append(("temp", t))
+                    idx = len(names) - 1
+                else:
+                    idx = 0
+                c_args.append(Arg(p, "arg", idx))
+            else:
+                c_args.append(Arg(p, "alloc" if entry["temp_bytes"] else "null"))
+            continue
+        src = bound.get(name)
+        if src is None:
+            if p["kind"] == "out" and p["shape"] == "one" and p.get("nullable"):
+                c_args.append(Arg(p, "null"))
+            elif p["kind"] == "out" and (p["shape"] == "one" or (p["shape"] == "items" and p["count"] == 1)) \
+                    and return_param is None:
+                return_param = p
+                c_args.append(Arg(p, "return"))
+            elif p["kind"] == "in" and p["shape"] == "one" and name in optional_in:
+                c_args.append(Arg(p, "default"))
+            else:
+                raise BindError(f"{symbol}: missing argument '{name}' ({p['decl']})")
+            continue
+        idx = src[1]
+        t = types_by_name[name]
+        if p["kind"] == "int":
+            if not isinstance(t, types.Integer):
+                raise BindError(f"{symbol}: argument '{name}' must be an integer, got {_tname(t)}")
+        else:
+            element_check(symbol, name, p, t, dtype, None)
+        c_args.append(Arg(p, "arg", idx))
+    for k, t in kws.items():
+        if k in config:
+            names.append(spelled[k])
+    return Binding(entry, c_args, names, return_param, explicit_temp is not None or "temp" in kws)
+
+
+def _is_array_param_fit(user_params, positional):
+    """Whether the positional arguments, taken as they are, fit the parameters' array-ness; used to tell
+    prim(temp, x) from prim(x, n) when both have two arguments."""
+    ps = [p for p in user_params if not (p["kind"] == "out" and p["shape"] == "one")]
+    for p, t in zip(ps, positional):
+        wants_array = p["shape"] in ("tile", "items") and not (p["shape"] == "items" and p["count"] == 1)
+        if p["kind"] == "int" or (p["shape"] == "one" and p["kind"] == "in"):
+            wants_array = False
+        if wants_array != _is_array(t) and not (p["shape"] == "items" and p["count"] == 1):
+            return False
+    return True

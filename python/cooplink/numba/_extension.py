@@ -1,0 +1,378 @@
+"""The Numba side: the primitive's type, its call's typing (from the manifest, through _bind) and one
+lowering for every primitive: a call of the C symbol with pointers to the kernel's arrays, temp storage in
+shared memory when the user gives none, and the bundle's payload attached to the kernel's own link.
+
+Also coop.local.array / coop.shared.array: arrays whose type records their length (and alignment), so
+that a call can take items_per_thread from its arguments and check a temp storage's size and alignment
+while typing."""
+
+import inspect
+import threading
+
+import numpy as np
+from llvmlite import ir
+from numba.cuda import cgutils, types
+from numba.cuda.core import errors
+from numba.cuda.cudadrv import nvvm
+from numba.cuda.cudadrv.linkable_code import LTOIR, Fatbin
+from numba.cuda.cudaimpl import _generic_array, _get_unique_smem_id
+from numba.cuda.extending import lower_builtin, register_model, typeof_impl
+from numba.cuda.extending import core_models
+from numba.cuda.typing.npydecl import parse_dtype
+from numba.cuda.typing.templates import AbstractTemplate, AttributeTemplate, infer_getattr, infer_global, signature
+
+from .. import _abi, _lib
+from . import _bind
+
+I8P = ir.PointerType(ir.IntType(8))
+
+
+def current_arch():
+    """The compute capability of the compile in progress (major*10+minor): numba-cuda's target flags,
+    else the current device, else sm_90."""
+    try:
+        from numba.cuda.core import targetconfig
+        cc = targetconfig.ConfigStack().top().compute_capability
+        if cc:
+            return cc[0] * 10 + cc[1]
+    except Exception:  # noqa: BLE001 - no compile in progress
+        pass
+    try:
+        from numba import cuda
+        if cuda.is_available():
+            major, minor = cuda.get_current_device().compute_capability
+            return major * 10 + minor
+    except Exception:  # noqa: BLE001
+        pass
+    return 90
+
+
+# ---------------------------------------------------------------- payloads attached to the kernel's link
+
+_linkables = {}
+_linkables_lock = threading.Lock()
+
+
+def linkable(resolved):
+    """One LinkableCode per bundle and arch, so that a kernel calling several symbols of one bundle (or a
+    device function and its kernel) links it once."""
+    key = (resolved.name, hash(resolved.payload))
+    with _linkables_lock:
+        obj = _linkables.get(key)
+        if obj is None:
+            cls = Fatbin if resolved.kind == "fatbin" else LTOIR
+            obj = cls(resolved.payload, name=f"{resolved.name}.{resolved.kind}")
+            _linkables[key] = obj
+        return obj
+
+
+# ---------------------------------------------------------------- arrays that know their length
+
+class CoopArray(types.Array):
+    """A 1-D C array whose type records its element count and alignment (coop.local.array,
+    coop.shared.array)."""
+
+    def __init__(self, dtype, count, align, space, readonly=False):
+        self.coop_count, self.coop_align, self.coop_space = count, align, space
+        self.coop_nbytes = count * np.dtype(_numpy_dtype(dtype)).itemsize if _numpy_dtype(dtype) else None
+        name = f"coop.{space}.array({dtype} x {count}, align {align})"
+        super().__init__(dtype, 1, "C", readonly=readonly, name=name)
+
+    @property
+    def key(self):
+        return super().key + (self.coop_count, self.coop_align, self.coop_space)
+
+    def copy(self, dtype=None, ndim=None, layout=None, readonly=None, addrspace=None, aligned=None):
+        # anything derived from it (a slice, a view) is a plain array
+        return types.Array(dtype or self.dtype, ndim or self.ndim, layout or self.layout,
+                           readonly=not self.mutable if readonly is None else readonly,
+                           aligned=self.aligned if aligned is None else aligned)
+
+
+register_model(CoopArray)(core_models.ArrayModel)
+
+
+def _numpy_dtype(nbtype):
+    if nbtype == getattr(types, "bfloat16", None):
+        return np.uint16
+    try:
+        from numba.np.numpy_support import as_dtype
+        return as_dtype(nbtype)
+    except Exception:  # noqa: BLE001
+        return None
+
+
+def _literal_int(t, what):
+    if isinstance(t, types.IntegerLiteral):
+        return t.literal_value
+    raise errors.TypingError(f"{what} must be a constant integer, got {t}")
+
+
+def _array_typer(space):
+    def typer(args, kws):
+        kws = dict(kws)
+        shape = args[0] if args else kws.pop("shape", None)
+        dtype = args[1] if len(args) > 1 else kws.pop("dtype", types.uint8 if space == "shared" else None)
+        align = args[2] if len(args) > 2 else kws.pop("alignment", None)
+        if shape is None or dtype is None:
+            raise errors.TypingError(f"coop.{space}.array(shape, dtype{', alignment' if space == 'shared' else ''})"
+                                     f": shape and dtype are required")
+        n = _literal_int(shape, f"coop.{space}.array: shape")
+        if n <= 0:
+            raise errors.TypingError(f"coop.{space}.array: shape must be positive, got {n}")
+        nb = parse_dtype(dtype) if not isinstance(dtype, types.Type) or isinstance(dtype, types.DTypeSpec) \
+            else dtype
+        if isinstance(dtype, types.NumberClass):
+            nb = dtype.instance_type
+        if nb is None:
+            raise errors.TypingError(f"coop.{space}.array: unsupported dtype {dtype}")
+        natural = max(1, (_numpy_dtype(nb).itemsize if _numpy_dtype(nb) is not None else 1))
+        a = natural if align is None or isinstance(align, (types.NoneType, types.Omitted)) else \
+            _literal_int(align, f"coop.{space}.array: alignment")
+        if a & (a - 1) or a < natural:
+            raise errors.TypingError(f"coop.{space}.array: alignment must be a power of two >= {natural}, got {a}")
+        return CoopArray(nb, n, a, space)
+    return typer
+
+
+def local_array(shape, dtype, alignment=None):
+    """Inside a kernel: a thread-local array of `shape` elements whose type records its length, so that
+    a coop call can take items_per_thread from it."""
+    raise RuntimeError("coop.local.array is only callable inside a @cuda.jit kernel")
+
+
+def shared_array(shape, dtype=np.uint8, alignment=None):
+    """Inside a kernel: a shared-memory array with the given alignment, whose type records its size, so
+    that a coop call checks it as temp storage while typing."""
+    raise RuntimeError("coop.shared.array is only callable inside a @cuda.jit kernel")
+
+
+for _fn, _space in ((local_array, "local"), (shared_array, "shared")):
+    _typer = _array_typer(_space)
+
+    @infer_global(_fn)
+    class _ArrayTemplate(AbstractTemplate):
+        _t = staticmethod(_typer)
+        prefer_literal = True
+
+        def generic(self, args, kws):
+            ty = self._t(args, kws)
+            names = ["shape", "dtype", "alignment"][:len(args) + len(kws)]
+            pysig = inspect.Signature([inspect.Parameter(n, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+                                       for n in names])
+            return signature(ty, *(list(args) + [kws[n] for n in names[len(args):]])).replace(pysig=pysig)
+
+    def _make_lower(space):
+        def lower(context, builder, sig, args):
+            ty = sig.return_type
+            if space == "local":
+                return _generic_array(context, builder, shape=(ty.coop_count,), dtype=ty.dtype,
+                                      symbol_name="_cudapy_lmem", addrspace=nvvm.ADDRSPACE_LOCAL,
+                                      can_dynsized=False, alignment=ty.coop_align)
+            return _generic_array(context, builder, shape=(ty.coop_count,), dtype=ty.dtype,
+                                  symbol_name=_get_unique_smem_id("_coop_smem"), addrspace=nvvm.ADDRSPACE_SHARED,
+                                  can_dynsized=False, alignment=ty.coop_align)
+        return lower
+
+    lower_builtin(_fn, types.VarArg(types.Any))(_make_lower(_space))
+
+
+# ---------------------------------------------------------------- the primitive's type and call
+
+class PrimitiveType(types.Opaque):
+    """The type of a factory's primitive (a global of the kernel)."""
+
+    def __init__(self, prim):
+        self.prim = prim
+        super().__init__(name=f"cooplink.{prim.name}")
+
+    @property
+    def key(self):
+        return self.prim.key
+
+
+register_model(PrimitiveType)(core_models.OpaqueModel)
+
+
+class CallSig:
+    """What typing decided for one call site (the variant, the binding, the bundle), carried to lowering."""
+
+    def __init__(self, prim, variant, binding, resolved):
+        self.prim, self.variant, self.binding, self.resolved = prim, variant, binding, resolved
+
+
+class BoundPrimitiveType(PrimitiveType):
+    """The receiver of one typed call: lowering reads the call's binding from it (numba drops the pysig
+    of a bound call before lowering)."""
+
+    def __init__(self, prim, call, key):
+        self.call, self._call_key = call, key
+        super().__init__(prim)
+        self.name = f"cooplink.{prim.name}[{call.variant}]"
+
+    @property
+    def key(self):
+        return self._call_key
+
+
+register_model(BoundPrimitiveType)(core_models.OpaqueModel)
+_calls = {}
+
+
+def bound_type(prim, call, folded, names):
+    key = ("cooplink-call", prim.key, call.variant, tuple(folded), tuple(names))
+    t = _calls.get(key)
+    if t is None:
+        t = _calls[key] = BoundPrimitiveType(prim, call, key)
+    return t
+
+
+class _PySig(inspect.Signature):
+    __slots__ = ("call",)
+
+
+def typing_error(exc):
+    return errors.TypingError(str(exc))
+
+
+def type_call(prim, args, kws, config=()):
+    """Binds a call to one of the primitive's variants; returns a numba signature whose pysig carries it."""
+    arch = current_arch()
+    try:
+        call = prim.bind(args, kws, arch, config)
+    except (_bind.BindError, _abi.ABIError, ValueError) as e:
+        raise typing_error(e) from None
+    except _lib.CooplinkError as e:
+        raise errors.TypingError(f"cooplink: {e}") from None
+    b = call.binding
+    ret = prim.dtype if b.return_param is not None else types.none
+    folded = list(args) + [kws[n] for n in b.names[len(args):]]
+    pysig = _PySig([inspect.Parameter(n, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+                    for n in b.names])
+    pysig.call = call
+    return ret, folded, pysig
+
+
+def register_primitive_class(cls):
+    """Makes instances of cls (a factory's primitive) usable inside kernels."""
+
+    @typeof_impl.register(cls)
+    def _typeof(val, c):
+        return PrimitiveType(val)
+
+    return cls
+
+
+@infer_getattr
+class _PrimitiveAttrs(AttributeTemplate):
+    key = PrimitiveType
+
+    def resolve___call__(self, fnty):
+        prim = fnty.prim
+
+        class _Call(AbstractTemplate):
+            key = fnty
+
+            def generic(self, args, kws):
+                ret, folded, pysig = type_call(prim, args, kws)
+                recvr = bound_type(prim, pysig.call, folded, list(pysig.parameters))
+                return signature(ret, *folded, recvr=recvr).replace(pysig=pysig)
+
+        return types.Function(_Call)
+
+
+def emit_call(context, builder, sig, args, call):
+    """The C call: arguments per the binding, the payload attached to the kernel's link."""
+    b, prim = call.binding, call.prim
+    entry = b.entry
+    context.active_code_library.add_linking_file(linkable(call.resolved))
+    dtype = prim.dtype
+    llt = context.get_value_type(dtype)
+    argtys = [ir.IntType(32) if a.param["kind"] == "int" else I8P for a in b.args]
+    fn = cgutils.get_or_insert_function(builder.module, ir.FunctionType(ir.VoidType(), argtys), entry["name"])
+    values, ret_slot = [], None
+    auto_temp = False
+    for a in b.args:
+        p = a.param
+        if a.source == "null":
+            values.append(ir.Constant(I8P, None))
+            continue
+        if a.source == "alloc":
+            gv = cgutils.add_global_variable(builder.module, ir.ArrayType(ir.IntType(8), entry["temp_bytes"]),
+                                             _get_unique_smem_id("_coop_temp"), nvvm.ADDRSPACE_SHARED)
+            gv.align = entry["temp_align"]
+            gv.initializer = ir.Constant(gv.type.pointee, ir.Undefined)
+            values.append(builder.addrspacecast(gv, I8P, "generic"))
+            auto_temp = True
+            continue
+        if a.source == "return":
+            ret_slot = cgutils.alloca_once(builder, llt, name="coop_result")
+            values.append(builder.bitcast(ret_slot, I8P))
+            continue
+        if a.source == "default":
+            slot = cgutils.alloca_once(builder, llt, name=p["name"])
+            builder.store(context.get_constant(dtype, prim.default_value(p["name"])), slot)
+            values.append(builder.bitcast(slot, I8P))
+            continue
+        ty, val = sig.args[a.index], args[a.index]
+        if p["kind"] == "int":
+            values.append(context.cast(builder, val, ty, types.int32))
+        elif isinstance(ty, types.Array):
+            ary = context.make_array(ty)(context, builder, value=val)
+            values.append(builder.bitcast(ary.data, I8P))
+        else:  # a scalar for one element (or the one item of items_per_thread == 1)
+            slot = cgutils.alloca_once(builder, llt, name=p["name"])
+            builder.store(context.cast(builder, val, ty, dtype), slot)
+            values.append(builder.bitcast(slot, I8P))
+    builder.call(fn, values)
+    if auto_temp:
+        # temp storage the call owns is reused by the next pass of a loop: as cuda.coop's implicit form,
+        # the call ends with a barrier (a call given temp_storage leaves that to the caller, as CUB does)
+        prim.scope_barrier(builder)
+    if ret_slot is not None:
+        return builder.load(ret_slot)
+    return context.get_dummy_value()
+
+
+@lower_builtin(PrimitiveType, PrimitiveType, types.VarArg(types.Any))
+def _lower_primitive_call(context, builder, sig, args):
+    return emit_call(context, builder, signature(sig.return_type, *sig.args[1:]), args[1:], sig.args[0].call)
+
+
+def barrier(builder):
+    fn = cgutils.get_or_insert_function(builder.module, ir.FunctionType(ir.VoidType(), ()), "llvm.nvvm.barrier0")
+    builder.call(fn, ())
+
+
+# ---------------------------------------------------------------- single-phase functions
+
+def register_single_phase(fn, make_primitive, config):
+    """fn(...) inside a kernel: make_primitive(args, kws) builds the primitive from the call (dtype and
+    items from the arguments, threads from the launch or threads=); config: its keyword names."""
+
+    @infer_global(fn)
+    class _Template(AbstractTemplate):
+        prefer_literal = True
+
+        def generic(self, args, kws):
+            try:
+                prim = make_primitive(args, kws)
+            except (_bind.BindError, _abi.ABIError, ValueError) as e:
+                raise typing_error(e) from None
+            call_kws = {k: v for k, v in kws.items() if k not in config}
+            ret, folded, pysig = type_call(prim, args, call_kws)
+            # the configuration keywords are folded after the call's own arguments
+            extra = [k for k in kws if k in config]
+            params = list(pysig.parameters.values()) + [
+                inspect.Parameter(k, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+                for k in extra]
+            call = pysig.call
+            pysig = _PySig(params)
+            pysig.call = call
+            return signature(ret, *(folded + [kws[k] for k in extra])).replace(pysig=pysig)
+
+    @lower_builtin(fn, types.VarArg(types.Any))
+    def _lower(context, builder, sig, args):
+        return emit_call(context, builder, sig, args, sig.pysig.call)
+
+    return fn

@@ -1,0 +1,226 @@
+"""A configured primitive (one CUB instance: family, type, block, items, algorithm, op) and the variants a
+call may pick (plain or guarded, full or partial, with or without a running prefix). Its ABI comes from
+the manifests libcooplink resolves; nothing here lists a family's parameters."""
+
+import numpy as np
+from numba.cuda import types
+from numba.cuda.core import errors
+
+from .. import _abi, _lib
+from . import _bind, _extension
+
+# cuda.coop's algorithm names -> the ABI's
+ALGORITHM_ALIASES = {
+    "warp_transpose_timesliced": "warp_transpose_ts",
+    "raking_commutative_only": "raking_comm",
+}
+
+# operator spellings (cuda.coop's and numpy's) -> the ABI's op names
+_OP_NAMES = {
+    "+": "sum", "add": "sum", "plus": "sum", "sum": "sum",
+    "*": "prod", "mul": "prod", "multiplies": "prod", "prod": "prod",
+    "min": "min", "minimum": "min", "max": "max", "maximum": "max",
+    "&": "and", "bit_and": "and", "and": "and", "|": "or", "bit_or": "or", "or": "or",
+    "^": "xor", "bit_xor": "xor", "xor": "xor",
+}
+
+
+def _callable_ops():
+    import operator
+    out = {operator.add: "sum", operator.mul: "prod", operator.and_: "and", operator.or_: "or",
+           operator.xor: "xor", min: "min", max: "max", np.add: "sum", np.multiply: "prod",
+           np.minimum: "min", np.maximum: "max", np.fmin: "min", np.fmax: "max", np.bitwise_and: "and",
+           np.bitwise_or: "or", np.bitwise_xor: "xor"}
+    return out
+
+
+_CALLABLE_OPS = _callable_ops()
+
+
+def op_name(op, what="binary_op"):
+    """The ABI op of a string or callable, or ValueError naming it."""
+    if isinstance(op, str):
+        name = _OP_NAMES.get(op.lower())
+    else:
+        try:
+            name = _CALLABLE_OPS.get(op)
+        except TypeError:
+            name = None
+        if name is None and op is not None and callable(op):
+            raise ValueError(f"{what}={getattr(op, '__name__', op)!r}: operators given as Python functions are "
+                             f"not supported yet; use one of 'sum', 'prod', 'min', 'max', 'and', 'or', 'xor' "
+                             f"(or operator.add, numpy.maximum, ...)")
+    if name is None:
+        raise ValueError(f"{what}={op!r} is not a known operator (use 'sum', 'prod', 'min', 'max', 'and', 'or', "
+                         f"'xor', their cuda.coop spellings such as '+' or 'bit_and', or operator/numpy functions)")
+    return name
+
+
+def numba_dtype(dtype, what="dtype"):
+    """A numba type from a numpy dtype, a numba type or a name."""
+    from numba import from_dtype
+    if isinstance(dtype, types.NumberClass):
+        dtype = dtype.instance_type
+    if isinstance(dtype, types.Type):
+        nb = dtype
+    elif isinstance(dtype, str) and dtype.lower() in ("bfloat16", "bf16"):
+        nb = types.bfloat16
+    else:
+        name = dtype[3:] if isinstance(dtype, str) and dtype.startswith("np.") else dtype
+        try:
+            nb = from_dtype(np.dtype(name))
+        except (TypeError, NotImplementedError) as e:
+            raise ValueError(f"{what}={dtype!r} is not a dtype cooplink supports ({e})") from None
+    type_code(nb, what)
+    return nb
+
+
+def type_code(nb, what="dtype"):
+    if nb == getattr(types, "bfloat16", None):
+        return "bf16"
+    try:
+        return _abi.type_code(str(nb) if str(nb) != "float16" else "float16")
+    except _abi.ABIError:
+        raise ValueError(f"{what}={nb}: unsupported type (cooplink has int8..int64, uint8..uint64, float16, "
+                         f"bfloat16, float32, float64)") from None
+
+
+def block_shape(threads, what="threads_per_block"):
+    """(x, y, z) from an int or a 2/3-tuple, checked against CUDA's limits."""
+    if isinstance(threads, (int, np.integer)) and not isinstance(threads, bool):
+        shape = (int(threads), 1, 1)
+    elif isinstance(threads, tuple) and len(threads) in (2, 3) and all(
+            isinstance(t, (int, np.integer)) and not isinstance(t, bool) for t in threads):
+        shape = tuple(int(t) for t in threads) + (1,) * (3 - len(threads))
+    elif hasattr(threads, "x") and hasattr(threads, "y") and hasattr(threads, "z"):
+        shape = (int(threads.x), int(threads.y), int(threads.z))
+    else:
+        raise ValueError(f"{what}={threads!r}: give an int or a 2- or 3-tuple of ints")
+    n = shape[0] * shape[1] * shape[2]
+    if min(shape) < 1:
+        raise ValueError(f"{what}={threads!r}: every dimension must be at least 1")
+    if n > 1024:
+        raise ValueError(f"{what}={threads!r}: {n} threads; a CUDA block has at most 1024")
+    if shape[2] > 64:
+        raise ValueError(f"{what}={threads!r}: the z dimension is at most 64")
+    return shape
+
+
+def check_items(items, what="items_per_thread"):
+    if not isinstance(items, (int, np.integer)) or isinstance(items, bool) or not 1 <= items <= 32:
+        raise ValueError(f"{what}={items!r}: give an int from 1 to 32")
+    return int(items)
+
+
+class Variant:
+    """One C function a call may use: its stem in the symbol, items fixed by the ABI (the partial reduce
+    takes one item), the `in` parameters a call may leave out."""
+
+    def __init__(self, name, stem, items=None, optional_in=()):
+        self.name, self.stem, self.items, self.optional_in = name, stem, items, tuple(optional_in)
+
+
+class Primitive:
+    """A configured primitive; callable inside @cuda.jit kernels (typing and lowering in _extension)."""
+
+    def __init__(self, family, dtype, block, items, algorithm, op, variants, initial=None):
+        self.family, self.dtype, self.block, self.items = family, dtype, block, items
+        self.algorithm, self.op, self.variants, self.initial = algorithm, op, variants, initial
+        self.code = type_code(dtype)
+        if op in _abi.BITWISE_OPS and self.code not in _abi.INTEGER_CODES:
+            raise ValueError(f"binary_op='{op}' is a bitwise operator; dtype={dtype} is not an integer type")
+        self.symbols = {v.name: _abi.block_symbol(v.stem, self.code, block, v.items or items, algorithm)
+                        for v in variants}
+        self.name = self.symbols[variants[0].name][len("coop_"):]
+        self.key = ("cooplink", family, self.code, block, items, algorithm, op, initial,
+                    tuple(v.name for v in variants))
+
+    # -- host side (cuda.coop's attributes)
+    def _entry(self, variant=None, arch=None):
+        arch = arch or _extension.current_arch()
+        resolved = _lib.resolve(list(self.symbols.values()), arch)
+        sym = self.symbols[variant or self.variants[0].name]
+        return resolved[sym].symbols[sym], resolved[sym]
+
+    @property
+    def temp_storage_bytes(self):
+        return self._entry()[0]["temp_bytes"]
+
+    @property
+    def temp_storage_alignment(self):
+        return max(1, self._entry()[0]["temp_align"])
+
+    @property
+    def files(self):
+        """What cuda.coop kernels pass as link=: nothing is needed, the call attaches its code."""
+        return []
+
+    def __call__(self, *args, **kws):
+        raise RuntimeError(f"{self.name} is only callable inside a @cuda.jit kernel")
+
+    def __repr__(self):
+        return f"<cooplink {self.name}>"
+
+    # -- typing
+    def check_launch(self):
+        from numba.cuda import launchconfig
+        cfg = launchconfig.current_launch_config()
+        if cfg is None:
+            return
+        launch = tuple(cfg.blockdim) + (1,) * (3 - len(tuple(cfg.blockdim)))
+        if launch != self.block:
+            raise _bind.BindError(f"{self.name}: made for threads_per_block={self.block}, but the kernel is "
+                                  f"launched with blockdim={launch}")
+
+    def bind(self, args, kws, arch, config=()):
+        self.check_launch()
+        resolved = _lib.resolve(list(self.symbols.values()), arch)
+        failures = []
+        for v in self.variants:
+            sym = self.symbols[v.name]
+            entry = resolved[sym].symbols[sym]
+            try:
+                b = _bind.bind(entry, self.dtype, args, kws, optional_in=v.optional_in, config=config)
+            except _bind.BindError as e:
+                failures.append(e)
+                continue
+            return _extension.CallSig(self, v.name, b, resolved[sym])
+        # the most telling failure: the first that is not about the number or names of arguments
+        for e in failures:
+            text = str(e)
+            if "positional argument" not in text and "unexpected argument" not in text and "missing" not in text:
+                raise e
+        raise failures[0]
+
+    # -- lowering
+    def default_value(self, name):
+        if name == "initial":
+            if self.initial is not None:
+                return self.initial
+            return identity(self.op, self.dtype)
+        return 0
+
+    def scope_barrier(self, builder):
+        _extension.barrier(builder)
+
+
+def identity(op, dtype):
+    """The identity of op for dtype: the exclusive scan's initial value when none is given."""
+    code = type_code(dtype)
+    if op in (None, "sum", "or", "xor"):
+        return 0
+    if op == "prod":
+        return 1
+    if code in ("f16", "bf16", "f32", "f64"):
+        return float("inf") if op == "min" else float("-inf")
+    info = np.iinfo(np.dtype(str(dtype)))
+    if op == "min":
+        return int(info.max)
+    if op == "max":
+        return int(info.min)
+    if op == "and":
+        return -1 if info.min < 0 else int(info.max)
+    raise errors.TypingError(f"no identity for op {op}")
+
+
+_extension.register_primitive_class(Primitive)

@@ -1,0 +1,278 @@
+"""coop.block: CUB's block primitives for Numba kernels.
+
+Factories with cuda.coop 1.0.2's names and parameters (make_load, make_store, make_reduce, make_sum,
+make_exclusive_sum, make_inclusive_sum, make_exclusive_scan, make_inclusive_scan, make_scan), and calls
+with no factory inside a kernel (load, store, reduce, sum, exclusive_scan, inclusive_scan, exclusive_sum,
+inclusive_sum, scan) that take the dtype and items per thread from their arguments and the block shape
+from the launch (or threads=).
+
+Beyond cuda.coop: guarded load/store (`valid`, `oob_default`), partial reduce (`num_valid` with one item),
+the scan aggregate (`aggregate=<one-element array>`), the running prefix across tiles
+(`running=<one-element array>`), float16 and bfloat16, and no `link=`.
+"""
+
+from numba.cuda import types
+
+from . import _extension
+from ._primitive import (ALGORITHM_ALIASES, Primitive, Variant, block_shape, check_items, numba_dtype, op_name)
+
+__all__ = ["make_load", "make_store", "make_reduce", "make_sum", "make_exclusive_sum", "make_inclusive_sum",
+           "make_exclusive_scan", "make_inclusive_scan", "make_scan", "load", "store", "reduce", "sum",
+           "exclusive_scan", "inclusive_scan", "exclusive_sum", "inclusive_sum", "scan"]
+
+_ALGORITHMS = {
+    "block_load": ("direct", "striped", "vectorize", "transpose", "warp_transpose", "warp_transpose_ts"),
+    "block_store": ("direct", "striped", "vectorize", "transpose", "warp_transpose", "warp_transpose_ts"),
+    "block_reduce": ("raking", "raking_comm", "warp_reductions"),
+    "block_scan": ("raking", "raking_memoize", "warp_scans"),
+}
+
+
+def _algorithm(family, algorithm):
+    a = ALGORITHM_ALIASES.get(str(algorithm).lower(), str(algorithm).lower())
+    if a not in _ALGORITHMS[family]:
+        names = ", ".join(repr(x) for x in _ALGORITHMS[family])
+        raise ValueError(f"algorithm={algorithm!r} is not a {family.replace('_', ' ')} algorithm (use {names}"
+                         f"{', or warp_transpose_timesliced' if 'warp_transpose_ts' in names else ''}"
+                         f"{', or raking_commutative_only' if 'raking_comm' in names else ''})")
+    if a in ("warp_transpose", "warp_transpose_ts") and _algorithm.block and _algorithm.block_threads % 32:
+        raise ValueError(f"algorithm={algorithm!r} needs a thread count that is a multiple of 32, "
+                         f"got {_algorithm.block_threads}")
+    return a
+
+
+_algorithm.block = None
+
+
+def _unsupported(name, value, why):
+    if value is not None:
+        raise ValueError(f"{name}={value!r}: {why}")
+
+
+def _setup(dtype, threads_per_block, items_per_thread):
+    nb = numba_dtype(dtype)
+    block = block_shape(threads_per_block)
+    items = check_items(items_per_thread)
+    _algorithm.block, _algorithm.block_threads = block, block[0] * block[1] * block[2]
+    return nb, block, items
+
+
+# ---------------------------------------------------------------- families as primitives
+
+def _load_store(family, dtype, block, items, algorithm):
+    verb = "load" if family == "block_load" else "store"
+    return Primitive(family, dtype, block, items, _algorithm(family, algorithm), None,
+                     [Variant("plain", verb), Variant("guarded", f"{verb}_guarded", optional_in=("oob_default",))])
+
+
+def _reduce(dtype, block, items, algorithm, op):
+    return Primitive("block_reduce", dtype, block, items, _algorithm("block_reduce", algorithm), op,
+                     [Variant("full", f"reduce_{op}"), Variant("partial", f"reduce_{op}_partial", items=1)])
+
+
+def _scan(dtype, block, items, algorithm, op, mode, initial=None):
+    if mode not in ("exclusive", "inclusive"):
+        raise ValueError(f"mode={mode!r}: use 'exclusive' or 'inclusive'")
+    return Primitive("block_scan", dtype, block, items, _algorithm("block_scan", algorithm), op,
+                     [Variant(mode, f"{mode}_scan_{op}", optional_in=("initial",)),
+                      Variant(f"{mode}_prefix", f"{mode}_scan_{op}_prefix")], initial=initial)
+
+
+# ---------------------------------------------------------------- factories (cuda.coop 1.0.2)
+
+def make_load(dtype, threads_per_block, items_per_thread=1, algorithm="direct"):
+    """BlockLoad. In a kernel: load(src, items[, num_valid[, oob_default]][, temp_storage=])."""
+    nb, block, items = _setup(dtype, threads_per_block, items_per_thread)
+    return _load_store("block_load", nb, block, items, algorithm)
+
+
+def make_store(dtype, threads_per_block, items_per_thread=1, algorithm="direct"):
+    """BlockStore. In a kernel: store(dst, items[, num_valid][, temp_storage=])."""
+    nb, block, items = _setup(dtype, threads_per_block, items_per_thread)
+    return _load_store("block_store", nb, block, items, algorithm)
+
+
+def make_reduce(dtype, threads_per_block, binary_op, items_per_thread=1, algorithm="warp_reductions",
+                methods=None):
+    """BlockReduce. In a kernel: agg = reduce(items) or reduce(item, num_valid); defined in thread 0."""
+    _unsupported("methods", methods, "user-defined types are not supported yet")
+    nb, block, items = _setup(dtype, threads_per_block, items_per_thread)
+    return _reduce(nb, block, items, algorithm, op_name(binary_op if binary_op is not None else "sum"))
+
+
+def make_sum(dtype, threads_per_block, items_per_thread=1, algorithm="warp_reductions", methods=None):
+    return make_reduce(dtype, threads_per_block, "sum", items_per_thread, algorithm, methods)
+
+
+def make_scan(dtype, threads_per_block, items_per_thread, initial_value=None, mode="exclusive", scan_op="+",
+              block_prefix_callback_op=None, algorithm="raking", methods=None):
+    """BlockScan. In a kernel: scan(items_in, items_out[, initial_value][, aggregate=][, running=]) or, with
+    one item per thread, y = scan(x). An exclusive scan with no initial value starts from initial_value, else
+    the operator's identity."""
+    _unsupported("block_prefix_callback_op", block_prefix_callback_op,
+                 "prefix callbacks are not supported; pass running=<one-element array> to the call, which "
+                 "carries the total of earlier tiles")
+    _unsupported("methods", methods, "user-defined types are not supported yet")
+    nb, block, items = _setup(dtype, threads_per_block, items_per_thread)
+    op = op_name(scan_op, "scan_op")
+    if initial_value is not None and op == "sum":
+        raise ValueError("initial_value is not supported for inclusive and exclusive sums")
+    if initial_value is not None and mode == "inclusive":
+        raise ValueError("initial_value is not supported for inclusive scans")
+    return _scan(nb, block, items, algorithm, op, mode, initial_value)
+
+
+def make_exclusive_sum(dtype, threads_per_block, items_per_thread, prefix_op=None, algorithm="raking",
+                       methods=None):
+    return make_scan(dtype, threads_per_block, items_per_thread, None, "exclusive", "+", prefix_op, algorithm,
+                     methods)
+
+
+def make_inclusive_sum(dtype, threads_per_block, items_per_thread, prefix_op=None, algorithm="raking",
+                       methods=None):
+    return make_scan(dtype, threads_per_block, items_per_thread, None, "inclusive", "+", prefix_op, algorithm,
+                     methods)
+
+
+def make_exclusive_scan(dtype, threads_per_block, scan_op, items_per_thread, initial_value=None, prefix_op=None,
+                        algorithm="raking", methods=None):
+    return make_scan(dtype, threads_per_block, items_per_thread, initial_value, "exclusive", scan_op, prefix_op,
+                     algorithm, methods)
+
+
+def make_inclusive_scan(dtype, threads_per_block, scan_op, items_per_thread, initial_value=None, prefix_op=None,
+                        algorithm="raking", methods=None):
+    return make_scan(dtype, threads_per_block, items_per_thread, initial_value, "inclusive", scan_op, prefix_op,
+                     algorithm, methods)
+
+
+# ---------------------------------------------------------------- calls with no factory
+
+_CONFIG = ("threads", "algorithm", "items_per_thread", "op", "binary_op", "scan_op", "mode")
+
+
+def _literal(t, what, kinds):
+    if t is None or isinstance(t, types.Omitted):
+        return getattr(t, "value", None)
+    if isinstance(t, types.StringLiteral) and str in kinds:
+        return t.literal_value
+    if isinstance(t, types.IntegerLiteral) and int in kinds:
+        return t.literal_value
+    if isinstance(t, (types.UniTuple, types.Tuple)) and tuple in kinds and all(
+            isinstance(x, types.IntegerLiteral) for x in t):
+        return tuple(x.literal_value for x in t)
+    if isinstance(t, (types.UniTuple, types.Tuple)) and tuple in kinds and hasattr(t, "literal_value"):
+        return tuple(t.literal_value)
+    raise ValueError(f"{what} must be a constant ({' or '.join(k.__name__ for k in kinds)}), got {t}")
+
+
+def _call_shape(kws, name):
+    threads = _literal(kws.get("threads"), f"{name}: threads", (int, tuple))
+    if threads is not None:
+        return block_shape(threads, f"{name}: threads")
+    from numba.cuda import launchconfig
+    cfg = launchconfig.current_launch_config()
+    if cfg is None:
+        raise ValueError(f"{name}: the block shape is not known: the kernel is compiled without a launch "
+                         f"(an eager signature or cuda.compile); pass threads=")
+    cfg.dispatcher.mark_launch_config_sensitive()
+    return block_shape(tuple(cfg.blockdim), f"{name}: the launch's blockdim")
+
+
+def _call_items(t, kws, name, arg):
+    given = _literal(kws.get("items_per_thread"), f"{name}: items_per_thread", (int,))
+    if isinstance(t, types.Array):
+        known = getattr(t, "coop_count", None)
+        if known is not None and given is not None and known != given:
+            raise ValueError(f"{name}: items_per_thread={given}, but '{arg}' holds {known} items")
+        items = known if known is not None else given
+        if items is None:
+            raise ValueError(f"{name}: items per thread cannot be read from '{arg}' (a cuda.local.array's "
+                             f"type has no length): allocate it with coop.local.array(n, dtype) or pass "
+                             f"items_per_thread=")
+        return check_items(items, f"{name}: items_per_thread")
+    return check_items(given or 1, f"{name}: items_per_thread")
+
+
+def _dtype_of(t, name, arg):
+    if isinstance(t, types.Array):
+        return numba_dtype(t.dtype, f"{name}: '{arg}'")
+    return numba_dtype(t, f"{name}: '{arg}'")
+
+
+def _need(args, n, name, what):
+    if len(args) < n:
+        raise ValueError(f"{name}: missing argument{'s' if n - len(args) > 1 else ''}: {what}")
+
+
+def _load_store_call(family):
+    verb = family.split("_")[1]
+
+    def make(args, kws):
+        name = f"coop.block.{verb}"
+        _need(args, 2, name, "the tile and the items array" if verb == "load" else "the tile and the items")
+        nb = _dtype_of(args[1], name, "items")
+        block = _call_shape(kws, name)
+        items = _call_items(args[1], kws, name, "items")
+        _algorithm.block, _algorithm.block_threads = block, block[0] * block[1] * block[2]
+        algo = _literal(kws.get("algorithm"), f"{name}: algorithm", (str,)) or "direct"
+        return _load_store(family, nb, block, items, algo)
+    return make
+
+
+def _reduce_call(default_op):
+    def make(args, kws):
+        name = "coop.block.reduce" if default_op is None else "coop.block.sum"
+        _need(args, 1, name, "the items")
+        nb = _dtype_of(args[0], name, "items")
+        block = _call_shape(kws, name)
+        items = _call_items(args[0], kws, name, "items")
+        _algorithm.block, _algorithm.block_threads = block, block[0] * block[1] * block[2]
+        op = default_op or op_name(_literal(kws.get("op", kws.get("binary_op")), f"{name}: op", (str,)) or "sum",
+                                   "op")
+        algo = _literal(kws.get("algorithm"), f"{name}: algorithm", (str,)) or "warp_reductions"
+        return _reduce(nb, block, items, algo, op)
+    return make
+
+
+def _scan_call(mode, default_op):
+    def make(args, kws):
+        name = f"coop.block.{mode or 'scan'}"
+        _need(args, 1, name, "the items")
+        nb = _dtype_of(args[0], name, "items_in")
+        block = _call_shape(kws, name)
+        items = _call_items(args[0], kws, name, "items_in")
+        _algorithm.block, _algorithm.block_threads = block, block[0] * block[1] * block[2]
+        m = mode or _literal(kws.get("mode"), f"{name}: mode", (str,)) or "exclusive"
+        op = default_op or op_name(_literal(kws.get("op", kws.get("scan_op")), f"{name}: op", (str,)) or "sum",
+                                   "op")
+        algo = _literal(kws.get("algorithm"), f"{name}: algorithm", (str,)) or "raking"
+        return _scan(nb, block, items, algo, op, m)
+    return make
+
+
+def _stub(name, doc):
+    def fn(*args, **kws):
+        raise RuntimeError(f"coop.block.{name} is only callable inside a @cuda.jit kernel")
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = doc
+    return fn
+
+
+load = _stub("load", "load(src, items[, valid[, oob_default]], threads=, algorithm=, items_per_thread=, "
+                     "temp_storage=)")
+store = _stub("store", "store(dst, items[, valid], threads=, algorithm=, items_per_thread=, temp_storage=)")
+reduce = _stub("reduce", "agg = reduce(items, op='sum'[, valid_threads]...): defined in thread 0")
+sum = _stub("sum", "agg = sum(items[, valid_threads]...): defined in thread 0")
+exclusive_scan = _stub("exclusive_scan", "exclusive_scan(items_in, items_out[, initial], op=, aggregate=, running=)")
+inclusive_scan = _stub("inclusive_scan", "inclusive_scan(items_in, items_out, op=, aggregate=, running=)")
+exclusive_sum = _stub("exclusive_sum", "exclusive_sum(items_in, items_out, aggregate=, running=)")
+inclusive_sum = _stub("inclusive_sum", "inclusive_sum(items_in, items_out, aggregate=, running=)")
+scan = _stub("scan", "scan(items_in, items_out, mode='exclusive', op='sum', ...)")
+
+for _fn, _maker in ((load, _load_store_call("block_load")), (store, _load_store_call("block_store")),
+                    (reduce, _reduce_call(None)), (sum, _reduce_call("sum")),
+                    (exclusive_scan, _scan_call("exclusive", None)), (inclusive_scan, _scan_call("inclusive", None)),
+                    (exclusive_sum, _scan_call("exclusive", "sum")), (inclusive_sum, _scan_call("inclusive", "sum")),
+                    (scan, _scan_call(None, None))):
+    _extension.register_single_phase(_fn, _maker, _CONFIG)
