@@ -272,3 +272,23 @@ def resolve(symbols, arch, catalog_path=None, generate=True):
 
 
 resolve.generated = 0  # symbols generated on demand by this process (tests count them)
+
+
+def link(inputs, arch, options=()):
+    """Links inputs [(kind, data, name)] (kind "ltoir", "ptx", "cubin", "fatbin" or "cuda") for sm_<arch>
+    through libcooplink, which adds the bundles the inputs call. Returns {"cubin", "ptx" (with "-ptx" in
+    options), "log", "info"}."""
+    kinds = {"cuda": 1, "ltoir": COOP_INPUT_LTOIR, "ptx": 3, "cubin": 4, "fatbin": COOP_INPUT_FATBIN}
+    lib = library()
+    with Linker([f"-arch=sm_{int(arch)}"] + list(options)) as lk:
+        for kind, data, name in inputs:
+            data = bytes(data)
+            lk.check(lib.coop_linker_add_data(lk.handle, kinds[kind], data, len(data), name.encode()),
+                     f"{name}: input refused")
+        lk.check(lib.coop_linker_complete(lk.handle), "cooplink link failed")
+        p, n = ctypes.c_void_p(), ctypes.c_size_t()
+        lk.check(lib.coop_linker_get_cubin(lk.handle, ctypes.byref(p), ctypes.byref(n)), "cubin")
+        out = {"cubin": ctypes.string_at(p.value, n.value), "ptx": None, "log": lk.log(), "info": lk.info()}
+        if lib.coop_linker_get_ptx(lk.handle, ctypes.byref(p), ctypes.byref(n)) == 0:
+            out["ptx"] = ctypes.string_at(p.value, n.value).decode()
+        return out

@@ -1,0 +1,36 @@
+"""Shared helpers: compile a Numba kernel for sm_90 without a GPU and link it through libcooplink."""
+
+import re
+
+import pytest
+from numba import cuda
+
+ARCH = 90
+
+
+def compile_and_link(kernel, sig, arch=ARCH):
+    """The kernel's LTO-IR (numba-cuda, no GPU) linked through libcooplink: {ptx, log, info, linkables}."""
+    from cooplink import _lib
+    codes, _ = cuda.compile_all(kernel, sig, device=False, abi="numba", cc=(arch // 10, arch % 10),
+                                output="ltoir")
+    kernel_ir, linkables = codes[0], codes[1:]
+    out = _lib.link([("ltoir", kernel_ir, "kernel.ltoir")], arch, ["-ptx", "-verbose", "-cache=0"])
+    out["linkables"] = linkables
+    return out
+
+
+def assert_inlined(out):
+    """No call, no .func, a 0-byte stack frame and no spills in the linked kernel."""
+    ptx = out["ptx"]
+    calls = re.findall(r"\bcall(?:\.uni)?\b[^;]*", ptx)
+    assert calls == [], calls
+    assert ".func" not in ptx
+    frames = re.findall(r"(\d+) bytes stack frame, (\d+) bytes spill stores, (\d+) bytes spill loads", out["log"])
+    assert frames, out["log"]
+    assert all(f == ("0", "0", "0") for f in frames), frames
+    assert ".local" not in ptx
+
+
+@pytest.fixture
+def link():
+    return compile_and_link
