@@ -9,13 +9,14 @@
 static const char usage[] =
   "usage: coopgen [--spec FILE]... [--family F --type T,... --threads N,... [--op OP,...] [--items N,...]\n"
   "               [--algorithm A,...] [--variant V,...]] [--arch sm_XX,...] [--name NAME] [-o DIR]\n"
-  "               [--print-source] [--catalog]\n"
+  "               [--symbols FILE] [--print-source] [--catalog]\n"
   "Generates a cooplink bundle (manifest, C header, LTO-IR per arch) into DIR (default: .).\n"
   "With --catalog, writes a catalog instead: one small bundle per CUB instance, an index.json and one\n"
   "header NAME.h, compiled in parallel ($COOPGEN_JOBS), so that a link adds only what it calls.\n"
   "The flags --family .. --variant form one group, like one entry of a spec file's \"generate\" list;\n"
   "lists are comma separated and every valid combination is generated. --arch defaults to every arch\n"
-  "from sm_75 up that NVRTC supports. See include/cooplink/coopgen.h for the spec format.\n";
+  "from sm_75 up that NVRTC supports. --symbols FILE adds the symbols it lists (one device-ABI name per\n"
+  "line, as a link that generates on demand would). See include/cooplink/coopgen.h for the spec format.\n";
 
 static int fail(coop_gen *gen, coop_result rc)
 {
@@ -34,7 +35,7 @@ static int fail(coop_gen *gen, coop_result rc)
 
 int main(int argc, char **argv)
 {
-  enum { O_SPEC = 256, O_FAMILY, O_TYPE, O_OP, O_THREADS, O_ITEMS, O_ALGO, O_VARIANT, O_ARCH, O_NAME, O_SOURCE, O_VER, O_CATALOG };
+  enum { O_SPEC = 256, O_FAMILY, O_TYPE, O_OP, O_THREADS, O_ITEMS, O_ALGO, O_VARIANT, O_ARCH, O_NAME, O_SOURCE, O_VER, O_CATALOG, O_SYMBOLS };
   static const struct option longs[] = {
     {"spec", required_argument, 0, O_SPEC},       {"family", required_argument, 0, O_FAMILY},
     {"type", required_argument, 0, O_TYPE},       {"op", required_argument, 0, O_OP},
@@ -43,13 +44,13 @@ int main(int argc, char **argv)
     {"arch", required_argument, 0, O_ARCH},       {"name", required_argument, 0, O_NAME},
     {"output", required_argument, 0, 'o'},        {"print-source", no_argument, 0, O_SOURCE},
     {"version", no_argument, 0, O_VER},           {"help", no_argument, 0, 'h'},
-    {"catalog", no_argument, 0, O_CATALOG},
+    {"catalog", no_argument, 0, O_CATALOG},       {"symbols", required_argument, 0, O_SYMBOLS},
     {0, 0, 0, 0},
   };
   coop_gen_group group = {0};
   const char *specs[64];
   int n_specs = 0;
-  const char *arch = NULL, *name = NULL, *out = ".";
+  const char *arch = NULL, *name = NULL, *out = ".", *symbols = NULL;
   int print_source = 0, any_group = 0, catalog = 0;
   int c;
   opterr = 0;
@@ -74,6 +75,7 @@ int main(int argc, char **argv)
     case 'o': out = optarg; break;
     case O_SOURCE: print_source = 1; break;
     case O_CATALOG: catalog = 1; break;
+    case O_SYMBOLS: symbols = optarg; break;
     case O_VER: printf("coopgen %s\n", coop_version_string()); return 0;
     case 'h': fputs(usage, stdout); return 0;
     default:
@@ -86,8 +88,8 @@ int main(int argc, char **argv)
     fprintf(stderr, "coopgen: unexpected argument '%s'\n%s", argv[optind], usage);
     return 2;
   }
-  if (!n_specs && !any_group) {
-    fprintf(stderr, "coopgen: nothing to generate: give --spec FILE or --family ...\n%s", usage);
+  if (!n_specs && !any_group && !symbols) {
+    fprintf(stderr, "coopgen: nothing to generate: give --spec FILE, --family ... or --symbols FILE\n%s", usage);
     return 2;
   }
   coop_gen *gen = NULL;
@@ -99,6 +101,27 @@ int main(int argc, char **argv)
   for (int i = 0; i < n_specs; ++i)
     if ((rc = coop_gen_add_spec_file(gen, specs[i]))) return fail(gen, rc);
   if (any_group && (rc = coop_gen_add_group(gen, &group))) return fail(gen, rc);
+  if (symbols) {
+    FILE *f = fopen(symbols, "r");
+    if (!f) {
+      fprintf(stderr, "coopgen: %s: cannot be read\n", symbols);
+      coop_gen_destroy(&gen);
+      return 1;
+    }
+    char line[512];
+    int lineno = 0;
+    while (fgets(line, sizeof line, f)) {
+      ++lineno;
+      line[strcspn(line, "\r\n")] = 0;
+      if (!line[0] || line[0] == '#') continue;
+      if ((rc = coop_gen_add_symbol(gen, line))) {
+        fprintf(stderr, "coopgen: %s:%d: '%s' is not a symbol coopgen can make\n", symbols, lineno, line);
+        fclose(f);
+        return fail(gen, rc);
+      }
+    }
+    fclose(f);
+  }
   if (arch && (rc = coop_gen_set_archs(gen, arch))) return fail(gen, rc);
   if (name && (rc = coop_gen_set_name(gen, name))) return fail(gen, rc);
   if (print_source) {

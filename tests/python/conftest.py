@@ -14,7 +14,13 @@ def compile_and_link(kernel, sig, arch=ARCH):
     codes, _ = cuda.compile_all(kernel, sig, device=False, abi="numba", cc=(arch // 10, arch % 10),
                                 output="ltoir")
     kernel_ir, linkables = codes[0], codes[1:]
-    out = _lib.link([("ltoir", kernel_ir, "kernel.ltoir")], arch, ["-ptx", "-verbose", "-cache=0"])
+    inputs = [("ltoir", kernel_ir, "kernel.ltoir")]
+    # numba-cuda's own code (its bf16/fp16 shims, compiled to LTO-IR objects) goes in as it is; the
+    # bundles cooplink attached are found again by libcooplink from the kernel's calls
+    for i, c in enumerate(linkables):
+        if type(c).__name__ == "ObjectCode":
+            inputs.append((c.code_type, c.code, f"numba_{i}.{c.code_type}"))
+    out = _lib.link(inputs, arch, ["-ptx", "-verbose", "-cache=0"])
     out["linkables"] = linkables
     return out
 

@@ -67,7 +67,7 @@ def _tname(t):
 
 def element_check(symbol, pname, p, t, dtype, items):
     """Raises BindError unless type t fits element parameter p."""
-    shape = p["shape"]
+    shape = p.get("shape")
     where = f"{symbol}: argument '{pname}'"
     if shape == "one" and p["kind"] == "in":
         if _is_array(t):
@@ -85,7 +85,8 @@ def element_check(symbol, pname, p, t, dtype, items):
                         f"{where} must be {what}, got {_tname(t)}")
     if t.ndim != 1:
         raise BindError(f"{where} must be a 1-D array, got {t.ndim}-D ({_tname(t)})")
-    if t.dtype != dtype:
+    bf16_bits = shape == "tile" and str(dtype) == "__nv_bfloat16" and t.dtype == types.uint16
+    if t.dtype != dtype and not bf16_bits:  # numpy has no bfloat16: a bf16 tile may be given as its bits
         raise BindError(f"{where} must hold {dtype}, got an array of {t.dtype}")
     if p["kind"] in ("out", "inout") and not t.mutable:
         raise BindError(f"{where} is written, but the array is read-only")
@@ -138,7 +139,7 @@ def bind(entry, dtype, args, kws, optional_in=(), config=()):
     # it must give, and that argument is an array of bytes
     user_params = [p for p in params if p["kind"] != "temp"]
     def takes_positional(p):
-        return not (p["kind"] == "out" and p["shape"] == "one")
+        return not (p["kind"] == "out" and p.get("shape") == "one")
     n_positional_params = sum(1 for p in user_params if takes_positional(p))
     first_is_temp = (temp_param is not None and "temp" not in kws and positional and _is_array(positional[0])
                      and positional[0].dtype == types.uint8 and
@@ -189,13 +190,13 @@ def bind(entry, dtype, args, kws, optional_in=(), config=()):
             continue
         src = bound.get(name)
         if src is None:
-            if p["kind"] == "out" and p["shape"] == "one" and p.get("nullable"):
+            if p["kind"] == "out" and p.get("shape") == "one" and p.get("nullable"):
                 c_args.append(Arg(p, "null"))
-            elif p["kind"] == "out" and (p["shape"] == "one" or (p["shape"] == "items" and p["count"] == 1)) \
+            elif p["kind"] == "out" and (p.get("shape") == "one" or (p.get("shape") == "items" and p["count"] == 1)) \
                     and return_param is None:
                 return_param = p
                 c_args.append(Arg(p, "return"))
-            elif p["kind"] == "in" and p["shape"] == "one" and name in optional_in:
+            elif p["kind"] == "in" and p.get("shape") == "one" and name in optional_in:
                 c_args.append(Arg(p, "default"))
             else:
                 raise BindError(f"{symbol}: missing argument '{name}' ({p['decl']})")
@@ -217,11 +218,11 @@ def bind(entry, dtype, args, kws, optional_in=(), config=()):
 def _is_array_param_fit(user_params, positional):
     """Whether the positional arguments, taken as they are, fit the parameters' array-ness; used to tell
     prim(temp, x) from prim(x, n) when both have two arguments."""
-    ps = [p for p in user_params if not (p["kind"] == "out" and p["shape"] == "one")]
+    ps = [p for p in user_params if not (p["kind"] == "out" and p.get("shape") == "one")]
     for p, t in zip(ps, positional):
-        wants_array = p["shape"] in ("tile", "items") and not (p["shape"] == "items" and p["count"] == 1)
-        if p["kind"] == "int" or (p["shape"] == "one" and p["kind"] == "in"):
+        wants_array = p.get("shape") in ("tile", "items") and not (p.get("shape") == "items" and p["count"] == 1)
+        if p["kind"] == "int" or (p.get("shape") == "one" and p["kind"] == "in"):
             wants_array = False
-        if wants_array != _is_array(t) and not (p["shape"] == "items" and p["count"] == 1):
+        if wants_array != _is_array(t) and not (p.get("shape") == "items" and p["count"] == 1):
             return False
     return True

@@ -74,7 +74,8 @@ class CoopArray(types.Array):
 
     def __init__(self, dtype, count, align, space, readonly=False):
         self.coop_count, self.coop_align, self.coop_space = count, align, space
-        self.coop_nbytes = count * np.dtype(_numpy_dtype(dtype)).itemsize if _numpy_dtype(dtype) else None
+        npd = _numpy_dtype(dtype)
+        self.coop_nbytes = count * npd.itemsize if npd is not None else None
         name = f"coop.{space}.array({dtype} x {count}, align {align})"
         super().__init__(dtype, 1, "C", readonly=readonly, name=name)
 
@@ -94,10 +95,10 @@ register_model(CoopArray)(core_models.ArrayModel)
 
 def _numpy_dtype(nbtype):
     if nbtype == getattr(types, "bfloat16", None):
-        return np.uint16
+        return np.dtype(np.uint16)
     try:
         from numba.np.numpy_support import as_dtype
-        return as_dtype(nbtype)
+        return np.dtype(as_dtype(nbtype))
     except Exception:  # noqa: BLE001
         return None
 
@@ -135,6 +136,27 @@ def _array_typer(space):
     return typer
 
 
+def allocate(context, builder, ty, space):
+    """The storage of a CoopArray. numba-cuda allocates local/shared arrays of numeric types only, so a type
+    it refuses (bfloat16) is allocated as unsigned integers of its size and viewed as ty."""
+    stand_in = ty.dtype
+    if ty.dtype == getattr(types, "bfloat16", None):
+        stand_in = types.uint16
+    if space == "local":
+        kw = dict(symbol_name="_cudapy_lmem", addrspace=nvvm.ADDRSPACE_LOCAL)
+    else:
+        kw = dict(symbol_name=_get_unique_smem_id("_coop_smem"), addrspace=nvvm.ADDRSPACE_SHARED)
+    value = _generic_array(context, builder, shape=(ty.coop_count,), dtype=stand_in, can_dynsized=False,
+                           alignment=ty.coop_align, **kw)
+    if stand_in == ty.dtype:
+        return value
+    src = context.make_array(types.Array(stand_in, 1, "C"))(context, builder, value=value)
+    dst = context.make_array(ty)(context, builder)
+    context.populate_array(dst, data=builder.bitcast(src.data, dst.data.type), shape=src.shape,
+                           strides=src.strides, itemsize=src.itemsize, meminfo=None)
+    return dst._getvalue()
+
+
 def local_array(shape, dtype, alignment=None):
     """Inside a kernel: a thread-local array of `shape` elements whose type records its length, so that
     a coop call can take items_per_thread from it."""
@@ -164,14 +186,7 @@ for _fn, _space in ((local_array, "local"), (shared_array, "shared")):
 
     def _make_lower(space):
         def lower(context, builder, sig, args):
-            ty = sig.return_type
-            if space == "local":
-                return _generic_array(context, builder, shape=(ty.coop_count,), dtype=ty.dtype,
-                                      symbol_name="_cudapy_lmem", addrspace=nvvm.ADDRSPACE_LOCAL,
-                                      can_dynsized=False, alignment=ty.coop_align)
-            return _generic_array(context, builder, shape=(ty.coop_count,), dtype=ty.dtype,
-                                  symbol_name=_get_unique_smem_id("_coop_smem"), addrspace=nvvm.ADDRSPACE_SHARED,
-                                  can_dynsized=False, alignment=ty.coop_align)
+            return allocate(context, builder, sig.return_type, space)
         return lower
 
     lower_builtin(_fn, types.VarArg(types.Any))(_make_lower(_space))
