@@ -30,6 +30,7 @@ def child(way, config):
     if not hasattr(np, "row_stack"):
         np.row_stack = np.vstack
     import numba
+    numba.config.CUDA_LOW_OCCUPANCY_WARNINGS = 0
     from numba import cuda
     t_import = time.perf_counter()
     dtype, nbt, seg = np.float32, numba.float32, SEG
@@ -123,6 +124,7 @@ def kernel_times(repeats):
     if not hasattr(np, "row_stack"):
         np.row_stack = np.vstack
     import numba
+    numba.config.CUDA_LOW_OCCUPANCY_WARNINGS = 0
     from numba import cuda
     import cooplink.numba as coop
     from cooplink import _lib
@@ -163,9 +165,9 @@ def kernel_times(repeats):
             e1.synchronize()
             ms.append(cuda.event_elapsed_time(e0, e1) / 20)
         sig = list(k.overloads.keys())[0]
-        regs = k.get_regs_per_thread(sig)
-        local = k.get_local_mem_per_thread(sig)
-        cubin = k.overloads[sig].library.get_cubin()
+        ov = k.overloads[sig]
+        regs, local = ov.regs_per_thread, ov.local_mem_per_thread
+        cubin = ov.library.get_cubin()
         size = len(getattr(cubin, "code", cubin))
         res[label] = {"ms": statistics.median(ms), "gbs": N * 4 / statistics.median(ms) / 1e6, "regs": regs,
                       "local": local, "cubin": size}
@@ -175,7 +177,7 @@ def kernel_times(repeats):
                                  coop.block.make_sum(np.float32, THREADS, ITEMS)), "cooplink numba")
     # the same kernel's cubin linked by libcooplink (nvJitLink -optimize-unused-variables)
     sig = list(ck.overloads.keys())[0]
-    codes, _ = cuda.compile_all(ck.py_func, sig.args if hasattr(sig, "args") else sig, device=False,
+    codes, _ = cuda.compile_all(ck.py_func, tuple(sig), device=False,
                                 abi="numba", cc=cuda.get_current_device().compute_capability, output="ltoir")
     cc = cuda.get_current_device().compute_capability
     linked = _lib.link([("ltoir", codes[0], "k.ltoir")], cc[0] * 10 + cc[1], ["-cache=0"])

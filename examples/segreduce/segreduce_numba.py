@@ -14,6 +14,8 @@ from numba import cuda
 
 import cooplink.numba as coop
 
+numba.config.CUDA_LOW_OCCUPANCY_WARNINGS = 0
+
 THREADS, ITEMS = 256, 4
 TILE = THREADS * ITEMS
 
@@ -44,11 +46,16 @@ def run(dtype, segments, mean, rng):
     out = cuda.to_device(np.full(segments, -7, dtype))  # poisoned
     make_segreduce(dtype)[segments, THREADS](cuda.to_device(x), cuda.to_device(offsets), out)
     got = out.copy_to_host()
-    prefix = np.concatenate([[0.0], np.cumsum(x.astype(np.float64))])
-    want = prefix[offsets[1:]] - prefix[offsets[:-1]]
-    ok = np.array_equal(got, want.astype(dtype)) if np.dtype(dtype).kind == "i" else \
-        np.allclose(got, want, rtol=1e-4 if dtype == np.float32 else 1e-12)
-    print(f"segreduce {np.dtype(dtype).name}: {segments} segments, {n} items: {'ok' if ok else 'WRONG'}")
+    want = np.add.reduceat(np.append(x.astype(np.float64), 0), offsets[:-1])
+    want[lengths == 0] = 0
+    if np.dtype(dtype).kind == "i":
+        ok = np.array_equal(got, want.astype(dtype))
+    else:
+        ok = np.allclose(got, want, rtol=1e-5 if dtype == np.float32 else 1e-12, atol=1e-3 if dtype == np.float32
+                         else 1e-9)
+    err = np.max(np.abs(got.astype(np.float64) - want)) if segments else 0.0
+    print(f"segreduce {np.dtype(dtype).name}: {segments} segments, {n} items: {'ok' if ok else 'WRONG'} "
+          f"(max abs error {err:.3g})")
     return ok
 
 

@@ -330,6 +330,11 @@ def emit_call(context, builder, sig, args, call):
             values.append(builder.bitcast(slot, I8P))
             continue
         ty, val = sig.args[a.index], args[a.index]
+        if isinstance(ty, types.Literal) and not isinstance(ty, types.Array):
+            # a constant in the call: materialize it with its own type before converting (numba's casts
+            # from a literal to bfloat16 do not go through the value)
+            ty = ty.literal_type
+            val = context.get_constant(ty, sig.args[a.index].literal_value)
         if p["kind"] == "int":
             values.append(context.cast(builder, val, ty, types.int32))
         elif isinstance(ty, types.Array):
