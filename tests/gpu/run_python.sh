@@ -9,10 +9,8 @@ cd "$(dirname "$0")/../.."
 what=${1:-all}
 # the host's Python has numba-cuda, numpy, cupy and torch outside any venv: install beside them
 site=${TMPDIR:-/tmp}/cooplink-site
-if [ ! -d "$site/cooplink" ]; then
-  python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target "$site" \
-    .gpuwheels/*.whl
-fi
+rm -rf "$site"
+python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --target "$site" .gpuwheels/*.whl
 export PYTHONPATH="$site${PYTHONPATH:+:$PYTHONPATH}" PYTHONUNBUFFERED=1
 py=python3
 cd /tmp  # import the installed package, not the source tree
