@@ -8,3 +8,6 @@ meson test -C build --print-errorlogs --num-processes 1
 # and used from elsewhere.
 tarball=$(bash packaging/release.sh --catalog ci --out build/dist | tail -1)
 bash tests/install/run.sh --tarball "$tarball" .
+# The Python layer as a user installs it (the README's pip line, the default catalog inside the wheel),
+# numba-cuda from PyPI, its CPU tests.
+bash tests/python/run.sh
