@@ -24,6 +24,24 @@ TILE = THREADS * ITEMS
 N = 1 << 28         # 1 GiB of float32
 
 
+def load_reduce_kernel(load, red, nbt, seg, tile, items, link=None):
+    """The benchmark's kernel: one block per segment, tile by tile, BlockLoad then BlockReduce (either
+    library's primitives; cooplink's .files is empty, cuda.coop's must be linked)."""
+    from numba import cuda
+
+    @cuda.jit(link=link or [])
+    def k(d_in, d_out):
+        items_ = cuda.local.array(items, nbt)
+        acc = nbt(0)
+        base = cuda.blockIdx.x * seg
+        for t in range(seg // tile):
+            load(d_in[base + t * tile:], items_)
+            acc += red(items_)
+        if cuda.threadIdx.x == 0:
+            d_out[cuda.blockIdx.x] = acc
+    return k
+
+
 def child(way, config):
     t0 = time.perf_counter()
     import numpy as np
@@ -41,36 +59,16 @@ def child(way, config):
     tile = threads * items
     n_seg = 64
     x = (np.arange(n_seg * seg) % 7).astype(dtype)
-    if way == "cooplink":
-        import cooplink.numba as coop
-        load = coop.block.make_load(dtype, threads, items, "vectorize")
-        red = coop.block.make_sum(dtype, threads, items)
-
-        @cuda.jit
-        def k(d_in, d_out):
-            items_ = coop.local.array(items, nbt)
-            acc = nbt(0)
-            base = cuda.blockIdx.x * seg
-            for t in range(seg // tile):
-                load(d_in[base + t * tile:], items_)
-                acc += red(items_)
-            if cuda.threadIdx.x == 0:
-                d_out[cuda.blockIdx.x] = acc
-    elif way == "cudacoop":
-        import cuda.coop._experimental as coop
-        load = coop.block.make_load(nbt, threads, items, "vectorize")
-        red = coop.block.make_sum(nbt, threads, items)
-
-        @cuda.jit(link=load.files + red.files)
-        def k(d_in, d_out):
-            items_ = cuda.local.array(items, nbt)
-            acc = nbt(0)
-            base = cuda.blockIdx.x * seg
-            for t in range(seg // tile):
-                load(d_in[base + t * tile:], items_)
-                acc += red(items_)
-            if cuda.threadIdx.x == 0:
-                d_out[cuda.blockIdx.x] = acc
+    if way in ("cooplink", "cudacoop"):
+        if way == "cooplink":
+            import cooplink.numba as coop
+            load = coop.block.make_load(dtype, threads, items, "vectorize")
+            red = coop.block.make_sum(dtype, threads, items)
+        else:
+            import cuda.coop._experimental as coop
+            load = coop.block.make_load(nbt, threads, items, "vectorize")
+            red = coop.block.make_sum(nbt, threads, items)
+        k = load_reduce_kernel(load, red, nbt, seg, tile, items, link=load.files + red.files)
     else:
         @cuda.jit
         def k(d_in, d_out):
@@ -135,19 +133,7 @@ def kernel_times(repeats):
     res = {}
 
     def body_factory(load, red, link=None):
-        deco = cuda.jit(link=link) if link is not None else cuda.jit
-
-        @deco
-        def k(d_in, d_out):
-            items_ = cuda.local.array(ITEMS, numba.float32)
-            acc = numba.float32(0)
-            base = cuda.blockIdx.x * SEG
-            for t in range(SEG // TILE):
-                load(d_in[base + t * TILE:], items_)
-                acc += red(items_)
-            if cuda.threadIdx.x == 0:
-                d_out[cuda.blockIdx.x] = acc
-        return k
+        return load_reduce_kernel(load, red, numba.float32, SEG, TILE, ITEMS, link)
 
     launchers = {}
 

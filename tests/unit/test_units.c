@@ -9,6 +9,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <cooplink/version.h>
+
 #include "../support/lto.h"
 #include "rt_util.h"
 #include "util.h"
@@ -481,4 +483,122 @@ Test(units, units_setting_is_checked)
   cr_assert_str_eq(log, "spec:1:24: 'units' must be instance or symbol\n");
   free(log);
   coop_gen_destroy(&gen);
+}
+
+static int slurp(const char *path, char **data, size_t *size)
+{
+  FILE *f = fopen(path, "rb");
+  if (!f) return -1;
+  fseek(f, 0, SEEK_END);
+  long n = ftell(f);
+  fseek(f, 0, SEEK_SET);
+  *data = malloc((size_t)n + 1);
+  *size = fread(*data, 1, (size_t)n, f);
+  (*data)[*size] = 0;
+  fclose(f);
+  return *size == (size_t)n ? 0 : -1;
+}
+
+/* Resolution without a link (the Python layer's path): the unit of each declared symbol, its payload for
+ * the arch (the very bytes of the unit's fatbin) and its manifest; the errors of each call. */
+Test(units, resolve_without_linking)
+{
+  const char *dir = shared_catalog();
+  coop_catalog *c = NULL;
+  char *err = NULL;
+  cr_assert_eq(coop_catalog_open(&c, dir, &err), COOP_SUCCESS, "%s", err);
+  const char *opts[] = {"-arch=sm_90", "-cache=0", "-generate=0"};
+  coop_linker *l = NULL;
+  cr_assert_eq(coop_linker_create(&l, c, 3, opts), COOP_SUCCESS);
+  cr_assert_eq(coop_linker_add_symbol(l, "not_a_coop_symbol"), COOP_ERROR_INVALID_VALUE);
+  cr_assert_eq(coop_linker_add_symbol(l, "coop_block_load_guarded_f32_t32_i1_striped"), COOP_SUCCESS);
+  cr_assert_eq(coop_linker_add_symbol(l, "coop_block_load_f32_t32_i1_striped"), COOP_SUCCESS);
+  cr_assert_eq(coop_linker_add_symbol(l, "coop_block_reduce_sum_partial_f32_t32_i1_raking"), COOP_SUCCESS);
+  const void *data;
+  size_t size;
+  coop_input_kind kind;
+  cr_assert_eq(coop_linker_get_payload(l, 0, &data, &size, &kind), COOP_ERROR_STATE);
+  cr_assert_eq(coop_linker_resolve(l), COOP_SUCCESS);
+  coop_link_info info;
+  coop_linker_get_info(l, &info);
+  cr_assert_eq(info.n_bundles, 2); /* the striped load's unit (both symbols) and the reduce's */
+  for (size_t i = 0; i < 2; ++i) {
+    const char *name, *manifest;
+    cr_assert_eq(coop_linker_get_bundle(l, i, &name), COOP_SUCCESS);
+    cr_assert_eq(coop_linker_get_manifest(l, i, &manifest), COOP_SUCCESS);
+    char *want = coopt_fmt("%s/%s.json", dir, name);
+    cr_assert_str_eq(manifest, want);
+    free(want);
+    cr_assert_eq(coop_linker_get_payload(l, i, &data, &size, &kind), COOP_SUCCESS);
+    cr_assert_eq(kind, COOP_INPUT_FATBIN);
+    char *path = coopt_fmt("%s/%s.fatbin", dir, name), *bytes = NULL;
+    size_t n = 0;
+    cr_assert_eq(slurp(path, &bytes, &n), 0);
+    cr_assert_eq(n, size);
+    cr_assert(memcmp(bytes, data, n) == 0);
+    free(bytes);
+    free(path);
+  }
+  cr_assert_eq(coop_linker_get_payload(l, 2, &data, &size, &kind), COOP_ERROR_INVALID_VALUE);
+  cr_assert_eq(coop_linker_resolve(l), COOP_ERROR_STATE);
+  cr_assert_eq(coop_linker_add_symbol(l, "coop_block_load_f32_t32_i1_direct"), COOP_ERROR_STATE);
+  coop_linker_destroy(&l);
+
+  /* a symbol the catalog lacks, with generation off: named in the log */
+  cr_assert_eq(coop_linker_create(&l, c, 3, opts), COOP_SUCCESS);
+  cr_assert_eq(coop_linker_add_symbol(l, "coop_block_load_f32_t64_i1_direct"), COOP_SUCCESS);
+  cr_assert_eq(coop_linker_resolve(l), COOP_ERROR_SYMBOL_MISSING);
+  char *log = coopt_linker_log(l);
+  cr_assert(strstr(log, "  coop_block_load_f32_t64_i1_direct\n"), "%s", log);
+  free(log);
+  coop_linker_destroy(&l);
+  coop_catalog_close(&c);
+}
+
+Test(units, environment)
+{
+  setenv("COOPLINK_CACHE", "/tmp/cooplink-env-test", 1);
+  coop_environment env;
+  cr_assert_eq(coop_get_environment(NULL), COOP_ERROR_INVALID_VALUE);
+  cr_assert_eq(coop_get_environment(&env), COOP_SUCCESS);
+  cr_assert_str_eq(env.version, coop_version_string());
+  cr_assert_str_eq(env.cache_dir, "/tmp/cooplink-env-test");
+  cr_assert(env.toolkit_root && env.toolkit_root[0] == '/');
+  int major = 0, minor = 0;
+  cr_assert_eq(nvJitLinkVersion((unsigned *)&major, (unsigned *)&minor), NVJITLINK_SUCCESS);
+  cr_assert_eq(env.nvjitlink_major, major);
+  cr_assert_eq(env.nvjitlink_minor, minor);
+  unsetenv("COOPLINK_CACHE");
+}
+
+/* coopgen --symbols: a file of names, as a link generating on demand would take them; a bad line named. */
+Test(units, coopgen_symbols_file)
+{
+  char *dir = coopt_tmpdir(), *list = coopt_fmt("%s/symbols.txt", dir), *bad = coopt_fmt("%s/bad.txt", dir);
+  FILE *f = fopen(list, "w");
+  fputs("# comment\ncoop_block_load_f32_t32_i1_direct\n\ncoop_block_reduce_max_f32_t32_i1_raking\n", f);
+  fclose(f);
+  f = fopen(bad, "w");
+  fputs("coop_block_load_f32_t32_i1_direct\ncoop_block_nope_f32\n", f);
+  fclose(f);
+  char *cmd = coopt_fmt("'%s' --symbols '%s' --catalog --arch sm_80 --name syms -o '%s/cat' > /dev/null",
+                        COOPGEN_PATH, list, dir);
+  cr_assert_eq(system(cmd), 0);
+  free(cmd);
+  char *index = coopt_fmt("%s/cat/block_reduce_max_f32_t32_i1_raking.json", dir);
+  cr_assert_eq(access(index, F_OK), 0);
+  free(index);
+  char *out = coopt_fmt("%s/err.txt", dir);
+  cmd = coopt_fmt("'%s' --symbols '%s' -o '%s/x' 2> '%s'", COOPGEN_PATH, bad, dir, out);
+  cr_assert_neq(system(cmd), 0);
+  char *text = NULL;
+  size_t n = 0;
+  cr_assert_eq(slurp(out, &text, &n), 0);
+  cr_assert(strstr(text, "bad.txt:2: 'coop_block_nope_f32' is not a symbol coopgen can make\n"), "%s", text);
+  free(text);
+  free(cmd);
+  free(out);
+  free(list);
+  free(bad);
+  free(dir);
 }
