@@ -247,6 +247,39 @@ def cases():
     return out
 
 
+def launch_checks():
+    """What needs a launch: a factory made for 128 threads launched with 64 fails while typing, naming both;
+    a call with no factory takes the shape of each launch (64, then 128) and computes each correctly."""
+    results = []
+    red = coop.block.make_sum(np.int32, 128, 1)
+
+    @cuda.jit
+    def k(d_in, d_out):
+        r = red(d_in[cuda.threadIdx.x])
+        if cuda.threadIdx.x == 0:
+            d_out[0] = r
+    d_in, d_out = cuda.to_device(np.arange(128, dtype=np.int32)), cuda.to_device(np.full(1, -1, np.int32))
+    try:
+        k[1, 64](d_in, d_out)
+        results.append((False, "a 64-thread launch of a 128-thread primitive was accepted"))
+    except numba.core.errors.TypingError as e:
+        want = ("block_reduce_sum_i32_t128_i1_warp_reductions: made for threads_per_block=(128, 1, 1), but the "
+                "kernel is launched with blockdim=(64, 1, 1)")
+        results.append((want in str(e), f"launch mismatch message: {str(e)[:300]}"))
+
+    @cuda.jit
+    def s(d_in, d_out):
+        r = coop.block.sum(d_in[cuda.threadIdx.x])
+        if cuda.threadIdx.x == 0:
+            d_out[0] = r
+    for n in (64, 128):
+        d_out = cuda.to_device(np.full(1, -1, np.int32))
+        s[1, n](d_in, d_out)
+        got = int(d_out.copy_to_host()[0])
+        results.append((got == n * (n - 1) // 2, f"single-phase sum over a {n}-thread launch: {got}"))
+    return results
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--symbols", metavar="FILE")
@@ -330,6 +363,12 @@ def main():
         else:
             failed += 1
             print(f"FAIL {c.name}\n  " + "\n  ".join(why))
+    if k_shard == 0 and not args.filter:
+        for ok, what in launch_checks():
+            passed += ok
+            failed += not ok
+            if not ok:
+                print(f"FAIL {what}")
     print(f"python suite: {len(all_cases)} cases in {time.time() - t0:.0f} s")
     print(f"{passed} passed, {failed} failed")
     return 1 if failed else 0

@@ -43,7 +43,7 @@ def test_factory_guarded_and_explicit_temp():
     assert nbytes > 0 and align >= 4
 
     def k(d_in, d_out, n):
-        temp = coop.shared.array(nbytes, numba.uint8, alignment=align)
+        temp = coop.shared.array(nbytes, alignment=align)  # dtype defaults to uint8
         items = coop.local.array(I, numba.float32)
         base = cuda.blockIdx.x * TILE
         ld(temp, d_in[base:], items, n - base, numba.float32(-1))

@@ -169,27 +169,28 @@ def shared_array(shape, dtype=np.uint8, alignment=None):
     raise RuntimeError("coop.shared.array is only callable inside a @cuda.jit kernel")
 
 
-for _fn, _space in ((local_array, "local"), (shared_array, "shared")):
-    _typer = _array_typer(_space)
+def _register_array(fn, space):
+    typer = _array_typer(space)
 
-    @infer_global(_fn)
+    @infer_global(fn)
     class _ArrayTemplate(AbstractTemplate):
-        _t = staticmethod(_typer)
         prefer_literal = True
 
         def generic(self, args, kws):
-            ty = self._t(args, kws)
-            names = ["shape", "dtype", "alignment"][:len(args) + len(kws)]
+            ty = typer(args, kws)
+            # numba folds the call by this signature: the positional names, then the keywords as written
+            names = ["shape", "dtype", "alignment"][:len(args)] + list(kws)
             pysig = inspect.Signature([inspect.Parameter(n, inspect.Parameter.POSITIONAL_OR_KEYWORD)
                                        for n in names])
-            return signature(ty, *(list(args) + [kws[n] for n in names[len(args):]])).replace(pysig=pysig)
+            return signature(ty, *(list(args) + list(kws.values()))).replace(pysig=pysig)
 
-    def _make_lower(space):
-        def lower(context, builder, sig, args):
-            return allocate(context, builder, sig.return_type, space)
-        return lower
+    @lower_builtin(fn, types.VarArg(types.Any))
+    def _lower(context, builder, sig, args):
+        return allocate(context, builder, sig.return_type, space)
 
-    lower_builtin(_fn, types.VarArg(types.Any))(_make_lower(_space))
+
+_register_array(local_array, "local")
+_register_array(shared_array, "shared")
 
 
 # ---------------------------------------------------------------- the primitive's type and call

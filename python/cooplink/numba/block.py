@@ -168,10 +168,15 @@ def _literal(t, what, kinds):
 
 def _call_shape(kws, name):
     threads = _literal(kws.get("threads"), f"{name}: threads", (int, tuple))
-    if threads is not None:
-        return block_shape(threads, f"{name}: threads")
     from numba.cuda import launchconfig
     cfg = launchconfig.current_launch_config()
+    if threads is not None:
+        shape = block_shape(threads, f"{name}: threads")
+        if cfg is not None:
+            launch = tuple(cfg.blockdim) + (1,) * (3 - len(tuple(cfg.blockdim)))
+            if launch != shape:
+                raise ValueError(f"{name}: threads={threads!r}, but the kernel is launched with blockdim={launch}")
+        return shape
     if cfg is None:
         raise ValueError(f"{name}: the block shape is not known: the kernel is compiled without a launch "
                          f"(an eager signature or cuda.compile); pass threads=")
