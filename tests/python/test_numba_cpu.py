@@ -307,3 +307,23 @@ def test_error_numba_cuda_too_old():
     assert str(e.value) == ("cooplink.numba needs numba-cuda >= 0.30.4; found numba-cuda 0.29.1 "
                             "(pip install -U 'numba-cuda[cu13]>=0.30.4')")
     assert _compat.check("0.30.4") == "0.30.4"
+
+
+def test_cuda_coop_one_item_forms():
+    """cuda.coop's items_per_thread == 1 forms: y = scan(x), scan(temp, x), agg = reduce(temp, x, n)."""
+    ex = coop.block.make_exclusive_sum(np.float32, T, 1)
+    inc = coop.block.make_inclusive_scan(np.float32, T, "max", 1)
+    red = coop.block.make_reduce(np.float32, T, "max", 1)
+    tb = max(ex.temp_storage_bytes, red.temp_storage_bytes)
+    ta = max(ex.temp_storage_alignment, red.temp_storage_alignment)
+
+    def k(d_in, d_out):
+        temp = coop.shared.array(tb, alignment=ta)
+        x = d_in[cuda.threadIdx.x]
+        y = ex(x)
+        cuda.syncthreads()
+        z = inc(temp, y)
+        cuda.syncthreads()
+        m = red(temp, z, 100)
+        d_out[cuda.threadIdx.x] = y + z + m
+    assert_inlined(compile_and_link(k, (F, F)))

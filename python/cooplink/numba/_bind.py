@@ -116,6 +116,23 @@ def temp_check(symbol, entry, t):
 
 
 def bind(entry, dtype, args, kws, optional_in=(), config=()):
+    """Binds a call; a first argument that is an array of bytes is taken as the temp storage (cuda.coop's
+    form) when the call does not bind without it that way."""
+    temp_first = (not any(ALIASES.get(k, k) == "temp" for k in kws) and args and _is_array(args[0])
+                  and args[0].dtype == types.uint8 and any(p["kind"] == "temp" for p in entry["params"]))
+    try:
+        return _bind(entry, dtype, args, kws, optional_in, config, False)
+    except BindError as plain:
+        if not temp_first:
+            raise
+        try:
+            return _bind(entry, dtype, args, kws, optional_in, config, True)
+        except BindError as with_temp:
+            # the temp storage's own problem (size, alignment) is the telling one; else the plain reading's
+            raise (with_temp if "temp_storage" in str(with_temp) else plain) from None
+
+
+def _bind(entry, dtype, args, kws, optional_in, config, first_is_temp):
     """Binds a call (argument types `args`, keyword types `kws`) to the manifest entry. `optional_in`:
     names of `in` parameters of one element that may be left out (filled by defaults in lowering);
     `config`: keyword names that configure the primitive (single-phase calls), bound but not passed.
@@ -133,18 +150,10 @@ def bind(entry, dtype, args, kws, optional_in=(), config=()):
     positional = list(args)
     names, order = [], []
     explicit_temp = None
-    temp_param = next((p for p in params if p["kind"] == "temp"), None)
-
-    # the temp storage first (cuda.coop's form) when the call has one argument more than the parameters
-    # it must give, and that argument is an array of bytes
     user_params = [p for p in params if p["kind"] != "temp"]
     def takes_positional(p):
         return not (p["kind"] == "out" and p.get("shape") == "one")
     n_positional_params = sum(1 for p in user_params if takes_positional(p))
-    first_is_temp = (temp_param is not None and "temp" not in kws and positional and _is_array(positional[0])
-                     and positional[0].dtype == types.uint8 and
-                     (len(positional) > n_positional_params or
-                      not _is_array_param_fit(user_params, positional)))
     if first_is_temp:
         explicit_temp = positional[0]
         names.append("temp_storage")
@@ -213,16 +222,3 @@ def bind(entry, dtype, args, kws, optional_in=(), config=()):
         if k in config:
             names.append(spelled[k])
     return Binding(entry, c_args, names, return_param, explicit_temp is not None or "temp" in kws)
-
-
-def _is_array_param_fit(user_params, positional):
-    """Whether the positional arguments, taken as they are, fit the parameters' array-ness; used to tell
-    prim(temp, x) from prim(x, n) when both have two arguments."""
-    ps = [p for p in user_params if not (p["kind"] == "out" and p.get("shape") == "one")]
-    for p, t in zip(ps, positional):
-        wants_array = p.get("shape") in ("tile", "items") and not (p.get("shape") == "items" and p["count"] == 1)
-        if p["kind"] == "int" or (p.get("shape") == "one" and p["kind"] == "in"):
-            wants_array = False
-        if wants_array != _is_array(t) and not (p.get("shape") == "items" and p["count"] == 1):
-            return False
-    return True
