@@ -78,10 +78,12 @@ class Case:
             part = coop.block.make_reduce(T, shape, self.rop, 1, self.reduce)
             exs = coop.block.make_exclusive_scan(T, shape, "max", ITEMS, algorithm=self.scan)
             ins = coop.block.make_inclusive_sum(T, shape, ITEMS, algorithm=self.scan)
+            exsum = coop.block.make_exclusive_sum(T, shape, ITEMS, algorithm=self.scan)
+            incmax = coop.block.make_inclusive_scan(T, shape, "max", ITEMS, algorithm=self.scan)
             tb = max(exs.temp_storage_bytes, 1)
             ta = exs.temp_storage_alignment
 
-            def k(d_in, d_scan, d_sum, d_sc, valid):
+            def k(d_in, d_scan, d_sum, d_ex, d_inc, d_sc, valid):
                 tid = cuda.threadIdx.x + cuda.threadIdx.y * shape[0] + cuda.threadIdx.z * shape[0] * shape[1]
                 b = cuda.blockIdx.x
                 base = b * tile
@@ -100,6 +102,15 @@ class Case:
                 run[0] = 2
                 ins(items, out, running=run)
                 st(d_sum[base:], out)
+                # plain load of the whole tile, exclusive sum seeded by a running prefix, inclusive max
+                ld(d_in[base:], items)
+                run2 = coop.local.array(1, T)
+                run2[0] = 5
+                exsum(items, out, running=run2)
+                st(d_ex[base:], out)
+                incmax(items, out)
+                st(d_inc[base:], out)
+                d_sc[b, 3 + n_threads + tid] = F(numba.float32(run2[0]))
                 if tid == 0:
                     d_sc[b, 0] = F(numba.float32(r))
                     d_sc[b, 1] = F(numba.float32(p))
@@ -108,7 +119,7 @@ class Case:
         else:
             lalgo, salgo, ralgo, calgo, rop = self.load, self.store, self.reduce, self.scan, self.rop
 
-            def k(d_in, d_scan, d_sum, d_sc, valid):
+            def k(d_in, d_scan, d_sum, d_ex, d_inc, d_sc, valid):
                 tid = cuda.threadIdx.x + cuda.threadIdx.y * shape[0] + cuda.threadIdx.z * shape[0] * shape[1]
                 b = cuda.blockIdx.x
                 base = b * tile
@@ -125,6 +136,14 @@ class Case:
                 run[0] = 2
                 coop.block.inclusive_sum(items, out, algorithm=calgo, running=run)
                 coop.block.store(d_sum[base:], out, algorithm=salgo)
+                coop.block.load(d_in[base:], items, algorithm=lalgo)
+                run2 = coop.local.array(1, T)
+                run2[0] = 5
+                coop.block.exclusive_sum(items, out, running=run2, algorithm=calgo)
+                coop.block.store(d_ex[base:], out, algorithm=salgo)
+                coop.block.inclusive_scan(items, out, op="max", algorithm=calgo)
+                coop.block.store(d_inc[base:], out, algorithm=salgo)
+                d_sc[b, 3 + n_threads + tid] = F(numba.float32(run2[0]))
                 if tid == 0:
                     d_sc[b, 0] = F(numba.float32(r))
                     d_sc[b, 1] = F(numba.float32(p))
@@ -134,7 +153,7 @@ class Case:
 
     def signature(self):
         S = numba.from_dtype(storage(self.tname))
-        return (S[::1], S[::1], S[::1], types.float64[:, ::1], types.int32[::1])
+        return (S[::1], S[::1], S[::1], S[::1], S[::1], types.float64[:, ::1], types.int32[::1])
 
     # ---- host side
     def inputs(self, rng):
@@ -158,7 +177,7 @@ class Case:
             d = x.astype(storage(self.tname))
         return d, valid
 
-    def check(self, d_in, valid, scan, ssum, sc):
+    def check(self, d_in, valid, scan, ssum, sex, sinc, sc):
         n = self.shape[0] * self.shape[1] * self.shape[2]
         tile = n * ITEMS
         ok, why = True, []
@@ -224,6 +243,20 @@ class Case:
             gi = ssum[b * tile:(b + 1) * tile]
             gi = from_storage(self.tname, gi) if self.tname == "bfloat16" else gi
             close(gi, inc_mem, f"tile {b} inclusive sum with running prefix")
+            full = t[perm_load]
+            with np.errstate(over="ignore"):
+                ex2 = (np.concatenate([[0], np.cumsum(full[:-1].astype(work), dtype=work)]).astype(work)
+                       + work.type(5)) if exact else np.concatenate([[0], np.cumsum(full[:-1])]) + 5
+                run2 = (np.sum(full.astype(work), dtype=work) + work.type(5)) if exact else np.sum(full) + 5
+                inc2 = np.maximum.accumulate(full)
+            for got, want, what in ((sex, ex2, "exclusive sum seeded by a running prefix"),
+                                    (sinc, inc2, "inclusive max scan")):
+                g = got[b * tile:(b + 1) * tile]
+                g = from_storage(self.tname, g) if self.tname == "bfloat16" else g
+                w = np.empty_like(want)
+                w[perm_store] = want
+                close(g, w, f"tile {b} {what} (plain load and store)")
+            close(sc[b, 3 + n:3 + 2 * n], np.full(n, run2), f"tile {b} running prefix after the exclusive sum")
         return ok, why
 
 
@@ -314,7 +347,9 @@ def main():
             if c.form != "factory":
                 continue
             T = nbtype(c.tname)
-            prims = [coop.block.make_load(T, c.shape, ITEMS, c.load),
+            prims = [coop.block.make_exclusive_sum(T, c.shape, ITEMS, algorithm=c.scan),
+                     coop.block.make_inclusive_scan(T, c.shape, "max", ITEMS, algorithm=c.scan),
+                     coop.block.make_load(T, c.shape, ITEMS, c.load),
                      coop.block.make_store(T, c.shape, ITEMS, c.store),
                      coop.block.make_reduce(T, c.shape, c.rop, ITEMS, c.reduce),
                      coop.block.make_reduce(T, c.shape, c.rop, 1, c.reduce),
@@ -348,13 +383,12 @@ def main():
         try:
             n = c.shape[0] * c.shape[1] * c.shape[2]
             d_in, valid = c.inputs(rng)
-            scan = poison(c.tname, d_in.size)
-            ssum = poison(c.tname, d_in.size)
-            sc = np.full((TILES, 3 + n), np.nan)
+            outs = [poison(c.tname, d_in.size) for _ in range(4)]
+            sc = np.full((TILES, 3 + 2 * n), np.nan)
             k = cuda.jit(c.kernel())
-            dd = [cuda.to_device(a) for a in (d_in, scan, ssum, sc, valid)]
+            dd = [cuda.to_device(a) for a in [d_in] + outs + [sc, valid]]
             k[TILES, c.shape](*dd)
-            got = [d.copy_to_host() for d in dd[1:4]]
+            got = [d.copy_to_host() for d in dd[1:6]]
             ok, why = c.check(d_in, valid, *got)
         except Exception as e:  # noqa: BLE001
             ok, why = False, [f"{type(e).__name__}: {e}"[:800]]
