@@ -278,8 +278,9 @@ def test_error_temp_storage():
         temp = cuda.shared.array(4096, numba.uint8)
         items = coop.local.array(I, numba.float32)
         d_out[0] = red(temp, items)
-    assert (f"temp_storage is aligned to 1 bytes; the primitive needs {align} (temp_storage_alignment): "
-            f"allocate it with coop.shared.array({need}, alignment={align})") in _typing_error(k2)
+    assert (f"temp_storage is aligned to 1 bytes (a cuda.shared.array's type records neither its size nor an "
+            f"alignment= given to it); the primitive needs {align} (temp_storage_alignment): allocate it with "
+            f"coop.shared.array({need}, alignment={align})") in _typing_error(k2)
 
 
 def test_error_unknown_op_and_callable():

@@ -110,7 +110,9 @@ def temp_check(symbol, entry, t):
     if nbytes is not None and nbytes < need:
         raise BindError(f"{where} holds {nbytes} bytes; the primitive needs {need} (temp_storage_bytes)")
     if align < need_align:
-        raise BindError(f"{where} is aligned to {align} bytes; the primitive needs {need_align} "
+        known = "" if getattr(t, "coop_align", None) is not None else \
+            " (a cuda.shared.array's type records neither its size nor an alignment= given to it)"
+        raise BindError(f"{where} is aligned to {align} bytes{known}; the primitive needs {need_align} "
                         f"(temp_storage_alignment): allocate it with "
                         f"coop.shared.array({need}, alignment={need_align})")
 
