@@ -25,6 +25,31 @@ def compile_and_link(kernel, sig, arch=ARCH):
     return out
 
 
+def link_as_numba(kernel, sig, arch=ARCH):
+    """What Numba's own link gets, linked as it links it (cuda.core's Linker over nvJitLink, -lto, no
+    -optimize-unused-variables): the kernel and exactly the payloads its calls attached. Returns
+    {ptx, log, linkables}."""
+    from cuda.core import Linker, LinkerOptions, ObjectCode
+    codes, _ = cuda.compile_all(kernel, sig, device=False, abi="numba", cc=(arch // 10, arch % 10),
+                                output="ltoir")
+    objs = [ObjectCode.from_ltoir(codes[0])]
+    for c in codes[1:]:
+        if type(c).__name__ == "ObjectCode":
+            objs.append(c)
+        elif type(c).__name__ == "Fatbin":
+            objs.append(ObjectCode.from_fatbin(c.data))
+        else:
+            objs.append(ObjectCode.from_ltoir(c.data))
+    opts = LinkerOptions(arch=f"sm_{arch}", link_time_optimization=True, ptx=True, verbose=True)
+    linker = Linker(*objs, options=opts)
+    ptx = linker.link("ptx").code
+    ptx = ptx.decode() if isinstance(ptx, bytes) else ptx
+    # ptxas's report: the cubin of the same inputs
+    linker2 = Linker(*objs, options=LinkerOptions(arch=f"sm_{arch}", link_time_optimization=True, verbose=True))
+    linker2.link("cubin")
+    return {"ptx": ptx, "log": linker2.get_info_log(), "linkables": codes[1:]}
+
+
 def assert_inlined(out):
     """No call, no .func, a 0-byte stack frame and no spills in the linked kernel."""
     ptx = out["ptx"]

@@ -9,7 +9,7 @@ from numba import cuda
 from numba.cuda import types
 
 import cooplink.numba as coop
-from conftest import assert_inlined, compile_and_link
+from conftest import assert_inlined, compile_and_link, link_as_numba
 
 F = types.float32[::1]
 T, I = 256, 4
@@ -328,3 +328,23 @@ def test_cuda_coop_one_item_forms():
         m = red(temp, z, 100)
         d_out[cuda.threadIdx.x] = y + z + m
     assert_inlined(compile_and_link(k, (F, F)))
+
+
+def test_attached_payloads_suffice():
+    """What Numba's own link receives (the kernel and the payloads its calls attached, one per bundle),
+    linked as Numba links it, is complete and inlined."""
+    ld = coop.block.make_load(np.float32, T, I, "warp_transpose")
+    red = coop.block.make_reduce(np.float32, T, "max", I, "raking")
+
+    def k(d_in, d_out):
+        items = coop.local.array(I, numba.float32)
+        out = coop.local.array(I, numba.float32)
+        ld(d_in, items)
+        m = red(items)
+        coop.block.inclusive_sum(items, out, threads=T)
+        coop.block.store(d_out, out, threads=T, algorithm="transpose")
+        if cuda.threadIdx.x == 0:
+            d_out[0] = m
+    out = link_as_numba(k, (F, F))
+    assert_inlined(out)
+    assert len(out["linkables"]) == 4  # load, reduce, scan and store units, each attached once
