@@ -117,35 +117,32 @@ def temp_check(symbol, entry, t):
                         f"coop.shared.array({need}, alignment={need_align})")
 
 
-def bind(entry, dtype, args, kws, optional_in=(), config=()):
+def bind(entry, dtype, args, kws, optional_in=()):
     """Binds a call; a first argument that is an array of bytes is taken as the temp storage (cuda.coop's
     form) when the call does not bind without it that way."""
     temp_first = (not any(ALIASES.get(k, k) == "temp" for k in kws) and args and _is_array(args[0])
                   and args[0].dtype == types.uint8 and any(p["kind"] == "temp" for p in entry["params"]))
     try:
-        return _bind(entry, dtype, args, kws, optional_in, config, False)
+        return _bind(entry, dtype, args, kws, optional_in, False)
     except BindError as plain:
         if not temp_first:
             raise
         try:
-            return _bind(entry, dtype, args, kws, optional_in, config, True)
+            return _bind(entry, dtype, args, kws, optional_in, True)
         except BindError as with_temp:
             # the temp storage's own problem (size, alignment) is the telling one; else the plain reading's
             raise (with_temp if "temp_storage" in str(with_temp) else plain) from None
 
 
-def _bind(entry, dtype, args, kws, optional_in, config, first_is_temp):
+def _bind(entry, dtype, args, kws, optional_in, first_is_temp):
     """Binds a call (argument types `args`, keyword types `kws`) to the manifest entry. `optional_in`:
-    names of `in` parameters of one element that may be left out (filled by defaults in lowering);
-    `config`: keyword names that configure the primitive (single-phase calls), bound but not passed.
+    names of `in` parameters of one element that may be left out (filled by defaults in lowering).
     Returns a Binding or raises BindError."""
     symbol = entry["name"]
     params = entry["params"]
     spelled = {ALIASES.get(k, k): k for k in kws}  # the names as the call wrote them (numba folds by them)
     kws = {ALIASES.get(k, k): v for k, v in kws.items()}
     for k in list(kws):
-        if k in config:
-            continue
         if not any(p["name"] == k for p in params):
             names = ", ".join(p["name"] for p in params)
             raise BindError(f"{symbol}: unexpected argument '{k}' (the parameters are {names})")
@@ -175,7 +172,7 @@ def _bind(entry, dtype, args, kws, optional_in, config, first_is_temp):
         raise BindError(f"{symbol}: takes {n_positional_params} positional argument"
                         f"{'' if n_positional_params == 1 else 's'}, got {len(positional)}")
     for k, t in kws.items():
-        if k in config or k == "temp":
+        if k == "temp":
             continue
         if bound.get(k, ("kw",))[0] == "arg":
             raise BindError(f"{symbol}: argument '{k}' given twice")
@@ -220,7 +217,4 @@ def _bind(entry, dtype, args, kws, optional_in, config, first_is_temp):
         else:
             element_check(symbol, name, p, t, dtype, None)
         c_args.append(Arg(p, "arg", idx))
-    for k, t in kws.items():
-        if k in config:
-            names.append(spelled[k])
     return Binding(entry, c_args, names, return_param, explicit_temp is not None or "temp" in kws)

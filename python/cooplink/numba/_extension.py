@@ -251,11 +251,11 @@ def typing_error(exc):
     return errors.TypingError(str(exc))
 
 
-def type_call(prim, args, kws, config=()):
+def type_call(prim, args, kws):
     """Binds a call to one of the primitive's variants; returns a numba signature whose pysig carries it."""
     arch = current_arch()
     try:
-        call = prim.bind(args, kws, arch, config)
+        call = prim.bind(args, kws, arch)
     except (_bind.BindError, _abi.ABIError, ValueError) as e:
         raise typing_error(e) from None
     except _lib.CooplinkError as e:

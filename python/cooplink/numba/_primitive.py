@@ -172,7 +172,7 @@ class Primitive:
             raise _bind.BindError(f"{self.name}: made for threads_per_block={self.block}, but the kernel is "
                                   f"launched with blockdim={launch}")
 
-    def bind(self, args, kws, arch, config=()):
+    def bind(self, args, kws, arch):
         self.check_launch()
         resolved = _lib.resolve(list(self.symbols.values()), arch)
         failures = []
@@ -180,7 +180,7 @@ class Primitive:
             sym = self.symbols[v.name]
             entry = resolved[sym].symbols[sym]
             try:
-                b = _bind.bind(entry, self.dtype, args, kws, optional_in=v.optional_in, config=config)
+                b = _bind.bind(entry, self.dtype, args, kws, optional_in=v.optional_in)
             except _bind.BindError as e:
                 failures.append(e)
                 continue
