@@ -77,3 +77,11 @@ coop_result coop__compile_cuda(coop_linker *l, input *in)
   return rc;
 }
 
+
+coop_result coop__compile_cuda_inputs(coop_linker *l)
+{
+  coop_result rc = COOP_SUCCESS;
+  for (size_t i = 0; i < l->n_inputs && !rc; ++i)
+    if (l->inputs[i].kind == COOP_INPUT_CUDA) rc = coop__compile_cuda(l, &l->inputs[i]);
+  return rc;
+}

@@ -54,9 +54,7 @@ coop_result coop_linker_resolve(coop_linker *l)
     return COOP_ERROR_STATE;
   }
   l->state = 2;
-  coop_result rc = COOP_SUCCESS;
-  for (size_t i = 0; i < l->n_inputs && !rc; ++i)
-    if (l->inputs[i].kind == COOP_INPUT_CUDA) rc = coop__compile_cuda(l, &l->inputs[i]);
+  coop_result rc = coop__compile_cuda_inputs(l);
   if (!rc && l->n_inputs) rc = coop__discover(l);
   const coop__bundle **bundles = NULL;
   size_t n = 0;

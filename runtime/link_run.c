@@ -223,9 +223,7 @@ coop_result coop_linker_complete(coop_linker *l)
   }
   l->state = 2;
   double t0 = coop__now();
-  coop_result rc = COOP_SUCCESS;
-  for (size_t i = 0; i < l->n_inputs && !rc; ++i)
-    if (l->inputs[i].kind == COOP_INPUT_CUDA) rc = coop__compile_cuda(l, &l->inputs[i]);
+  coop_result rc = coop__compile_cuda_inputs(l);
   if (rc) return rc;
   char key[65];
   if ((rc = make_key(l, key))) return rc;

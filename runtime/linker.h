@@ -56,6 +56,8 @@ void coop__lg(coop_linker *l, const char *fmt, ...) __attribute__((format(printf
 
 /* link_compile.c: compiles a CUDA input to LTO-IR in place (NVRTC -dlto, both CCCL include paths). */
 coop_result coop__compile_cuda(coop_linker *l, input *in);
+/* ... every CUDA input of the handle, in order. */
+coop_result coop__compile_cuda_inputs(coop_linker *l);
 /* link_run.c: one nvJitLink run over the inputs (those of kind only_kind, or all when 0) and the extra
  * blobs; ptx: PTX instead of a cubin. */
 coop_result coop__jl_run(coop_linker *l, int only_kind, const blob *extra, size_t n_extra, int ptx, char **out,

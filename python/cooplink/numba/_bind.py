@@ -13,8 +13,6 @@ Python call takes the parameters in manifest order, by position or by name, exce
 Nothing here knows a family: the rules follow from the parameter list.
 """
 
-import inspect
-
 from numba.cuda import types
 
 # Python names accepted for the ABI's parameter names (cuda.coop's names and short forms)
@@ -48,10 +46,6 @@ class Binding:
         self.return_param = return_param
         self.explicit_temp = explicit_temp
 
-    def pysig(self):
-        return inspect.Signature([inspect.Parameter(n, inspect.Parameter.POSITIONAL_OR_KEYWORD)
-                                  for n in self.names])
-
 
 def _is_array(t):
     return isinstance(t, types.Array)
@@ -65,7 +59,7 @@ def _tname(t):
     return str(t)
 
 
-def element_check(symbol, pname, p, t, dtype, items):
+def element_check(symbol, pname, p, t, dtype):
     """Raises BindError unless type t fits element parameter p."""
     shape = p.get("shape")
     where = f"{symbol}: argument '{pname}'"
@@ -215,6 +209,6 @@ def _bind(entry, dtype, args, kws, optional_in, first_is_temp):
             if not isinstance(t, types.Integer):
                 raise BindError(f"{symbol}: argument '{name}' must be an integer, got {_tname(t)}")
         else:
-            element_check(symbol, name, p, t, dtype, None)
+            element_check(symbol, name, p, t, dtype)
         c_args.append(Arg(p, "arg", idx))
     return Binding(entry, c_args, names, return_param, explicit_temp is not None or "temp" in kws)

@@ -28,20 +28,18 @@ _ALGORITHMS = {
 }
 
 
-def _algorithm(family, algorithm):
+def _algorithm(family, algorithm, block):
     a = ALGORITHM_ALIASES.get(str(algorithm).lower(), str(algorithm).lower())
     if a not in _ALGORITHMS[family]:
         names = ", ".join(repr(x) for x in _ALGORITHMS[family])
         raise ValueError(f"algorithm={algorithm!r} is not a {family.replace('_', ' ')} algorithm (use {names}"
                          f"{', or warp_transpose_timesliced' if 'warp_transpose_ts' in names else ''}"
                          f"{', or raking_commutative_only' if 'raking_comm' in names else ''})")
-    if a in ("warp_transpose", "warp_transpose_ts") and _algorithm.block and _algorithm.block_threads % 32:
-        raise ValueError(f"algorithm={algorithm!r} needs a thread count that is a multiple of 32, "
-                         f"got {_algorithm.block_threads}")
+    threads = block[0] * block[1] * block[2]
+    if a in ("warp_transpose", "warp_transpose_ts") and threads % 32:
+        raise ValueError(f"algorithm={algorithm!r} needs a thread count that is a multiple of 32, got {threads}")
     return a
 
-
-_algorithm.block = None
 
 
 def _unsupported(name, value, why):
@@ -53,7 +51,6 @@ def _setup(dtype, threads_per_block, items_per_thread):
     nb = numba_dtype(dtype)
     block = block_shape(threads_per_block)
     items = check_items(items_per_thread)
-    _algorithm.block, _algorithm.block_threads = block, block[0] * block[1] * block[2]
     return nb, block, items
 
 
@@ -61,19 +58,19 @@ def _setup(dtype, threads_per_block, items_per_thread):
 
 def _load_store(family, dtype, block, items, algorithm):
     verb = "load" if family == "block_load" else "store"
-    return Primitive(family, dtype, block, items, _algorithm(family, algorithm), None,
+    return Primitive(family, dtype, block, items, _algorithm(family, algorithm, block), None,
                      [Variant("plain", verb), Variant("guarded", f"{verb}_guarded", optional_in=("oob_default",))])
 
 
 def _reduce(dtype, block, items, algorithm, op):
-    return Primitive("block_reduce", dtype, block, items, _algorithm("block_reduce", algorithm), op,
+    return Primitive("block_reduce", dtype, block, items, _algorithm("block_reduce", algorithm, block), op,
                      [Variant("full", f"reduce_{op}"), Variant("partial", f"reduce_{op}_partial", items=1)])
 
 
 def _scan(dtype, block, items, algorithm, op, mode, initial=None):
     if mode not in ("exclusive", "inclusive"):
         raise ValueError(f"mode={mode!r}: use 'exclusive' or 'inclusive'")
-    return Primitive("block_scan", dtype, block, items, _algorithm("block_scan", algorithm), op,
+    return Primitive("block_scan", dtype, block, items, _algorithm("block_scan", algorithm, block), op,
                      [Variant(mode, f"{mode}_scan_{op}", optional_in=("initial",)),
                       Variant(f"{mode}_prefix", f"{mode}_scan_{op}_prefix")], initial=initial)
 
@@ -219,7 +216,6 @@ def _load_store_call(family):
         nb = _dtype_of(args[1], name, "items")
         block = _call_shape(kws, name)
         items = _call_items(args[1], kws, name, "items")
-        _algorithm.block, _algorithm.block_threads = block, block[0] * block[1] * block[2]
         algo = _literal(kws.get("algorithm"), f"{name}: algorithm", (str,)) or "direct"
         return _load_store(family, nb, block, items, algo)
     return make
@@ -232,7 +228,6 @@ def _reduce_call(default_op):
         nb = _dtype_of(args[0], name, "items")
         block = _call_shape(kws, name)
         items = _call_items(args[0], kws, name, "items")
-        _algorithm.block, _algorithm.block_threads = block, block[0] * block[1] * block[2]
         op = default_op or op_name(_literal(kws.get("op", kws.get("binary_op")), f"{name}: op", (str,)) or "sum",
                                    "op")
         algo = _literal(kws.get("algorithm"), f"{name}: algorithm", (str,)) or "warp_reductions"
@@ -247,7 +242,6 @@ def _scan_call(mode, default_op):
         nb = _dtype_of(args[0], name, "items_in")
         block = _call_shape(kws, name)
         items = _call_items(args[0], kws, name, "items_in")
-        _algorithm.block, _algorithm.block_threads = block, block[0] * block[1] * block[2]
         m = mode or _literal(kws.get("mode"), f"{name}: mode", (str,)) or "exclusive"
         op = default_op or op_name(_literal(kws.get("op", kws.get("scan_op")), f"{name}: op", (str,)) or "sum",
                                    "op")
