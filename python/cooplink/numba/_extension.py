@@ -306,6 +306,23 @@ def convert(context, builder, val, fromty, toty):
     return context.cast(builder, val, fromty, toty)
 
 
+def auto_temp_storage(module, entry):
+    """The shared memory a call given no temp storage uses: one array per primitive and function, shared
+    by its call sites, since each such call ends with a barrier (an array per call site made a kernel
+    calling BlockReduce 8 times keep 8 and recompute their addresses)."""
+    name = "_coop_temp_" + entry["name"]
+    gv = module.globals.get(name)
+    if gv is None:
+        gv = cgutils.add_global_variable(module, ir.ArrayType(ir.IntType(8), entry["temp_bytes"]), name,
+                                         nvvm.ADDRSPACE_SHARED)
+        gv.linkage = "internal"
+        # 16 bytes at least, as a CUDA C kernel's __align__(16) temp: CUB's shared reads are then
+        # vectorized (measured: scalar ld.shared without it, 3.6% slower than cuda.coop's kernel)
+        gv.align = max(entry["temp_align"], 16)
+        gv.initializer = ir.Constant(gv.type.pointee, ir.Undefined)
+    return gv
+
+
 def emit_call(context, builder, sig, args, call):
     """The C call: arguments per the binding, the payload attached to the kernel's link."""
     b, prim = call.binding, call.prim
@@ -323,13 +340,7 @@ def emit_call(context, builder, sig, args, call):
             values.append(ir.Constant(I8P, None))
             continue
         if a.source == "alloc":
-            gv = cgutils.add_global_variable(builder.module, ir.ArrayType(ir.IntType(8), entry["temp_bytes"]),
-                                             _get_unique_smem_id("_coop_temp"), nvvm.ADDRSPACE_SHARED)
-            # 16 bytes at least, as a CUDA C kernel's __align__(16) temp: CUB's shared reads are then
-            # vectorized (measured: scalar ld.shared without it, 3.6% slower than cuda.coop's kernel)
-            gv.align = max(entry["temp_align"], 16)
-            gv.initializer = ir.Constant(gv.type.pointee, ir.Undefined)
-            values.append(builder.addrspacecast(gv, I8P, "generic"))
+            values.append(builder.addrspacecast(auto_temp_storage(builder.module, entry), I8P, "generic"))
             auto_temp = True
             continue
         if a.source == "return":
