@@ -54,8 +54,12 @@ static void unit_key(char *out, size_t size, const coop__inst *in, int per_symbo
     snprintf(out, size, "%s", in->symbol + 5);
     return;
   }
-  snprintf(out, size, "%s_%s%s%s_%s_i%d_%s", f->name, in->op >= 0 ? coop__ops[in->op].name : "", in->op >= 0 ? "_" : "",
-           coop__types[in->type].code, in->geom, in->items, f->algos[in->algo].name);
+  if (f->scope == COOP__SCOPE_WARP)
+    snprintf(out, size, "%s_%s%s%s_%s", f->name, in->op >= 0 ? coop__ops[in->op].name : "", in->op >= 0 ? "_" : "",
+             coop__types[in->type].code, in->geom);
+  else
+    snprintf(out, size, "%s_%s%s%s_%s_i%d_%s", f->name, in->op >= 0 ? coop__ops[in->op].name : "",
+             in->op >= 0 ? "_" : "", coop__types[in->type].code, in->geom, in->items, f->algos[in->algo].name);
 }
 
 /* A unit's bundle name: its key, or for a key longer than a bundle name may be, a prefix and a hash. */

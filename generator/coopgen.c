@@ -9,6 +9,7 @@
 static const char usage[] =
   "usage: coopgen [--spec FILE]... [--family F --type T,... --threads N,... [--op OP,...] [--items N,...]\n"
   "               [--algorithm A,...] [--variant V,...]] [--arch sm_XX,...] [--name NAME] [-o DIR]\n"
+  "               (a warp family takes --warp LANES,... instead of --threads and --items)\n"
   "               [--symbols FILE] [--print-source] [--catalog]\n"
   "Generates a cooplink bundle (manifest, C header, LTO-IR per arch) into DIR (default: .).\n"
   "With --catalog, writes a catalog instead: one small bundle per CUB instance, an index.json and one\n"
@@ -35,11 +36,12 @@ static int fail(coop_gen *gen, coop_result rc)
 
 int main(int argc, char **argv)
 {
-  enum { O_SPEC = 256, O_FAMILY, O_TYPE, O_OP, O_THREADS, O_ITEMS, O_ALGO, O_VARIANT, O_ARCH, O_NAME, O_SOURCE, O_VER, O_CATALOG, O_SYMBOLS };
+  enum { O_SPEC = 256, O_FAMILY, O_TYPE, O_OP, O_THREADS, O_ITEMS, O_ALGO, O_VARIANT, O_ARCH, O_NAME, O_SOURCE, O_VER, O_CATALOG, O_SYMBOLS, O_WARP };
   static const struct option longs[] = {
     {"spec", required_argument, 0, O_SPEC},       {"family", required_argument, 0, O_FAMILY},
     {"type", required_argument, 0, O_TYPE},       {"op", required_argument, 0, O_OP},
     {"threads", required_argument, 0, O_THREADS}, {"items", required_argument, 0, O_ITEMS},
+    {"warp", required_argument, 0, O_WARP},
     {"algorithm", required_argument, 0, O_ALGO},  {"variant", required_argument, 0, O_VARIANT},
     {"arch", required_argument, 0, O_ARCH},       {"name", required_argument, 0, O_NAME},
     {"output", required_argument, 0, 'o'},        {"print-source", no_argument, 0, O_SOURCE},
@@ -68,6 +70,7 @@ int main(int argc, char **argv)
     case O_OP: group.op = optarg; any_group = 1; break;
     case O_THREADS: group.threads = optarg; any_group = 1; break;
     case O_ITEMS: group.items = optarg; any_group = 1; break;
+    case O_WARP: group.warp = optarg; any_group = 1; break;
     case O_ALGO: group.algorithm = optarg; any_group = 1; break;
     case O_VARIANT: group.variant = optarg; any_group = 1; break;
     case O_ARCH: arch = optarg; break;

@@ -47,12 +47,15 @@ void coop__signature(coop__str *s, const coop__inst *in)
   coop__str_add(s, ")");
 }
 
-/* coop::block_reduce<float, 256, 1, 1, 4, cub::BLOCK_REDUCE_RAKING> */
+/* coop::block_reduce<float, 256, 1, 1, 4, cub::BLOCK_REDUCE_RAKING>; coop::warp_reduce<float, 8> */
 static void tmpl_instance(coop__str *s, const coop__inst *in)
 {
   const coop__family *f = &coop__families[in->fam];
-  coop__str_printf(s, "%s<%s, %d, %d, %d, %d, %s>", f->tmpl, coop__types[in->type].cpp, in->bx, in->by, in->bz,
-                   in->items, f->algos[in->algo].cub);
+  if (f->scope == COOP__SCOPE_WARP)
+    coop__str_printf(s, "%s<%s, %d>", f->tmpl, coop__types[in->type].cpp, in->bx);
+  else
+    coop__str_printf(s, "%s<%s, %d, %d, %d, %d, %s>", f->tmpl, coop__types[in->type].cpp, in->bx, in->by, in->bz,
+                     in->items, f->algos[in->algo].cub);
 }
 
 void coop__emit_wrappers(coop__str *s, const coop_gen *gen, int with_checks, int preprocessed)
@@ -123,7 +126,10 @@ void coop__emit_header(coop__str *s, const coop_gen *gen)
                    " * passed by pointer; temp is caller-owned memory (usually __shared__) of at least\n"
                    " * <SYMBOL>_TEMP_BYTES bytes aligned to <SYMBOL>_TEMP_ALIGN; 0 bytes means temp may be NULL.\n"
                    " * Functions do not synchronize on exit: __syncthreads() before reusing temp. A block reduce's\n"
-                   " * aggregate is defined in thread 0 only. */\n",
+                   " * aggregate is defined in thread 0 only. A warp primitive (coop_warp_*_w<L>) works on logical\n"
+                   " * warps of L lanes (thread t is in warp t / L); its temp is that logical warp's own slot of\n"
+                   " * _TEMP_BYTES (__syncwarp() before reusing it), and a warp reduce's aggregate is defined in\n"
+                   " * lane 0 only. */\n",
                    COOP_VERSION_STRING, gen->name);
   coop__str add = {0};
   coop__str_add(&add, "COOP_BUNDLE_");
@@ -226,12 +232,20 @@ coop_result coop__emit_manifest(coop__str *s, const coop_gen *gen, const char *h
     json_object_set_new(o, "variant", json_string(v->name));
     json_object_set_new(o, "type", json_string(coop__types[in->type].code));
     json_object_set_new(o, "op", in->op >= 0 ? json_string(coop__ops[in->op].name) : json_null());
-    json_object_set_new(o, "algorithm", json_string(f->algos[in->algo].name));
-    json_t *blk = json_array();
-    json_array_append_new(blk, json_integer(in->bx));
-    json_array_append_new(blk, json_integer(in->by));
-    json_array_append_new(blk, json_integer(in->bz));
-    json_object_set_new(o, "block", blk);
+    json_object_set_new(o, "algorithm", in->algo >= 0 ? json_string(f->algos[in->algo].name) : json_null());
+    int warp = f->scope == COOP__SCOPE_WARP;
+    json_object_set_new(o, "scope", json_string(warp ? "warp" : "block"));
+    if (warp) { /* any block shape: the threads form logical warps of this many lanes */
+      json_object_set_new(o, "block", json_null());
+      json_object_set_new(o, "warp", json_integer(in->bx));
+    } else {
+      json_t *blk = json_array();
+      json_array_append_new(blk, json_integer(in->bx));
+      json_array_append_new(blk, json_integer(in->by));
+      json_array_append_new(blk, json_integer(in->bz));
+      json_object_set_new(o, "block", blk);
+      json_object_set_new(o, "warp", json_null());
+    }
     json_object_set_new(o, "items", json_integer(in->items));
     json_t *ps = json_array();
     for (int k = 0; k < 6; ++k) {
@@ -246,7 +260,7 @@ coop_result coop__emit_manifest(coop__str *s, const coop_gen *gen, const char *h
       json_object_set_new(jp, "nullable", json_boolean(p->nullable || (p->kind == COOP__P_TEMP && !in->temp_bytes)));
       if (p->kind == COOP__P_IN || p->kind == COOP__P_OUT || p->kind == COOP__P_INOUT) {
         static const char *shapes[] = {"", "one", "items", "tile"};
-        long long threads = (long long)in->bx * in->by * in->bz;
+        long long threads = (long long)in->bx * in->by * in->bz; /* a warp family: its lanes */
         long long count = p->shape == COOP__S_TILE ? threads * in->items : p->shape == COOP__S_ITEMS ? in->items : 1;
         json_object_set_new(jp, "type", json_string(coop__types[in->type].code));
         json_object_set_new(jp, "shape", json_string(shapes[p->shape]));

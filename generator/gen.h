@@ -5,7 +5,17 @@
 #include "../common/common.h"
 #include <cooplink/coopgen.h>
 
-enum { COOP__FAM_LOAD, COOP__FAM_STORE, COOP__FAM_REDUCE, COOP__FAM_SCAN, COOP__FAM_COUNT };
+enum {
+  COOP__FAM_LOAD,
+  COOP__FAM_STORE,
+  COOP__FAM_REDUCE,
+  COOP__FAM_SCAN,
+  COOP__FAM_WARP_REDUCE,
+  COOP__FAM_WARP_SCAN,
+  COOP__FAM_COUNT
+};
+/* Who cooperates: a thread block (geometry t<X>[x<Y>x<Z>]_i<items>), or a logical warp of L lanes (w<L>). */
+enum { COOP__SCOPE_BLOCK, COOP__SCOPE_WARP };
 
 typedef struct coop__type {
   const char *code;  /* ABI type code, "f32" */
@@ -59,6 +69,7 @@ typedef struct coop__family {
   int default_algo;
   const coop__variant *variants;
   int n_variants;
+  int scope; /* COOP__SCOPE_* */
 } coop__family;
 
 extern const coop__type coop__types[];
@@ -69,8 +80,8 @@ extern const coop__family coop__families[];
 
 /* One instantiation: one C-ABI symbol. */
 typedef struct coop__inst {
-  int fam, variant, type, op /* -1 if none */, algo;
-  int bx, by, bz, items;
+  int fam, variant, type, op /* -1 if none */, algo /* -1 for a family without algorithms */;
+  int bx, by, bz, items; /* a warp family: bx is the logical warp's lanes, by = bz = items = 1 */
   char symbol[160];
   char geom[32];
   char *where; /* where it was requested, for messages */

@@ -21,8 +21,8 @@ typedef struct slist {
   char where[256]; /* of the key, or the flag */
 } slist;
 
-enum { F_FAMILY, F_TYPE, F_OP, F_THREADS, F_ITEMS, F_ALGORITHM, F_VARIANT, F_COUNT };
-static const char *const field_names[F_COUNT] = {"family", "type", "op", "threads", "items", "algorithm", "variant"};
+enum { F_FAMILY, F_TYPE, F_OP, F_THREADS, F_ITEMS, F_ALGORITHM, F_VARIANT, F_WARP, F_COUNT };
+static const char *const field_names[F_COUNT] = {"family", "type", "op", "threads", "items", "algorithm", "variant", "warp"};
 
 typedef struct sgroup {
   slist f[F_COUNT];
@@ -109,7 +109,7 @@ typedef struct parsed {
 static int valid_op_type(int op, int type) { return !coop__ops[op].bitwise || coop__types[type].is_int; }
 static int valid_algo_threads(const coop__family *fam, int algo, const int t[3])
 {
-  return !fam->algos[algo].warp_multiple || (t[0] * t[1] * t[2]) % 32 == 0;
+  return algo < 0 || !fam->algos[algo].warp_multiple || (t[0] * t[1] * t[2]) % 32 == 0;
 }
 
 static int add_inst(coop__inst **arr, size_t *n, size_t *cap, const coop__inst *in)
@@ -137,6 +137,11 @@ static void make_symbol(coop__inst *in)
   const coop__variant *var = &fam->variants[in->variant];
   char stem[64];
   snprintf(stem, sizeof stem, var->stem, in->op >= 0 ? coop__ops[in->op].name : "");
+  if (fam->scope == COOP__SCOPE_WARP) {
+    snprintf(in->geom, sizeof in->geom, "w%d", in->bx);
+    snprintf(in->symbol, sizeof in->symbol, "coop_warp_%s_%s_%s", stem, coop__types[in->type].code, in->geom);
+    return;
+  }
   if (in->by == 1 && in->bz == 1)
     snprintf(in->geom, sizeof in->geom, "t%d", in->bx);
   else
@@ -188,10 +193,22 @@ static coop_result check_group(coop_gen *gen, const sgroup *g)
     goto out;
   }
   const coop__family *fam = &coop__families[p->fam];
-  static const int required[] = {F_TYPE, F_THREADS};
+  int warp = fam->scope == COOP__SCOPE_WARP;
+  const int required[] = {F_TYPE, warp ? F_WARP : F_THREADS};
   for (size_t r = 0; r < sizeof required / sizeof required[0]; ++r)
     if (!g->f[required[r]].given) {
       coop__log(gen, "%s: missing %s (required for %s)", g->where, fname(g, required[r], nb), fam->name);
+      goto out;
+    }
+  /* A warp family's geometry is its logical warp; one item per lane; CUB chooses its algorithm. */
+  const int foreign[] = {warp ? F_THREADS : F_WARP, warp ? F_ITEMS : F_WARP, F_ALGORITHM};
+  for (size_t r = 0; r < sizeof foreign / sizeof foreign[0]; ++r)
+    if (g->f[foreign[r]].given && (foreign[r] != F_ALGORITHM || fam->n_algos == 0)) {
+      coop__log(gen, "%s: %s takes no %s%s", g->f[foreign[r]].where, fam->name, fname(g, foreign[r], nb),
+                foreign[r] == F_ALGORITHM ? " (CUB chooses it: shuffles for a power-of-two warp, shared memory otherwise)"
+                : foreign[r] == F_THREADS || foreign[r] == F_ITEMS ? " (a warp primitive takes the logical warp's lanes, "
+                                                                     "with warp, and one item per lane)"
+                                                                   : "");
       goto out;
     }
   if (fam->uses_op && !g->f[F_OP].given) {
@@ -239,6 +256,22 @@ static coop_result check_group(coop_gen *gen, const sgroup *g)
     }
     ++p->n_threads;
   }
+  l = &g->f[F_WARP];
+  for (int i = 0; i < l->n; ++i) {
+    int v;
+    if (!parse_int(l->v[i].text, &v)) {
+      coop__log(gen, "%s: invalid logical warp size '%s' (expected a number of lanes from 1 to 32)", l->v[i].where,
+                l->v[i].text);
+      goto out;
+    }
+    if (v < 1 || v > 32) {
+      coop__log(gen, "%s: logical warp size '%s' out of range (1 to 32 lanes)", l->v[i].where, l->v[i].text);
+      goto out;
+    }
+    int *t = p->threads[p->n_threads++];
+    t[0] = v;
+    t[1] = t[2] = 1;
+  }
   l = &g->f[F_ITEMS];
   for (int i = 0; i < l->n; ++i) {
     int v;
@@ -264,7 +297,7 @@ static coop_result check_group(coop_gen *gen, const sgroup *g)
     }
     p->algos[p->n_algos++] = a;
   }
-  if (!l->given) p->algos[p->n_algos++] = fam->default_algo;
+  if (!l->given) p->algos[p->n_algos++] = fam->default_algo; /* -1 for a family without algorithms */
   l = &g->f[F_VARIANT];
   for (int i = 0; i < l->n; ++i) {
     int v = find_name(l->v[i].text, &fam->variants[0].name, sizeof fam->variants[0], fam->n_variants);
@@ -410,8 +443,8 @@ coop_result coop_gen_add_group(coop_gen *gen, const coop_gen_group *group)
   if (!g) return COOP_ERROR_OUT_OF_MEMORY;
   g->flags = 1;
   snprintf(g->where, sizeof g->where, "flags");
-  const char *texts[F_COUNT] = {group->family, group->type, group->op, group->threads,
-                                group->items, group->algorithm, group->variant};
+  const char *texts[F_COUNT] = {group->family, group->type,      group->op,      group->threads,
+                                group->items,  group->algorithm, group->variant, group->warp};
   char *storage[F_COUNT] = {0};
   coop_result rc = COOP_SUCCESS;
   for (int f = 0; f < F_COUNT && rc == COOP_SUCCESS; ++f) {
@@ -725,17 +758,77 @@ coop_result coop_gen_add_spec_file(coop_gen *gen, const char *path)
 
 /* ---- symbols ---- */
 
+/* Adds group g if it yields exactly symbol: 1 when it did, 0 when not (reason set if the group was
+ * invalid), -1 out of memory. */
+static int try_symbol_group(coop_gen *gen, const coop_gen_group *g, const char *symbol, char *reason, size_t size)
+{
+  size_t before = gen->n_insts;
+  coop_result rc = coop_gen_add_group(gen, g);
+  if (rc == COOP_ERROR_OUT_OF_MEMORY) return -1;
+  if (rc == COOP_SUCCESS && gen->n_insts == before + 1 && strcmp(gen->insts[before].symbol, symbol) == 0) return 1;
+  if (rc == COOP_SUCCESS) { /* parsed, but the canonical name differs (e.g. t256x1x1): not ours */
+    while (gen->n_insts > before) free(gen->insts[--gen->n_insts].where);
+  } else {
+    snprintf(reason, size, "%s", coop__str_get(&gen->log));
+    char *nl = strchr(reason, '\n');
+    if (nl) *nl = 0;
+  }
+  coop__str_clear(&gen->log);
+  return 0;
+}
+
+/* The stems of fam's functions: for each variant and op, whether stem names it. */
+static int for_stem(coop_gen *gen, const coop__family *fam, const char *stem, coop_gen_group g, const char *symbol,
+                    char *reason, size_t size)
+{
+  for (int v = 0; v < fam->n_variants; ++v)
+    for (int o = fam->uses_op ? 0 : -1; o < (fam->uses_op ? coop__n_ops : 0); ++o) {
+      char want[64];
+      snprintf(want, sizeof want, fam->variants[v].stem, o >= 0 ? coop__ops[o].name : "");
+      if (strcmp(want, stem) != 0) continue;
+      g.family = fam->name;
+      g.op = o >= 0 ? coop__ops[o].name : NULL;
+      g.variant = fam->variants[v].name;
+      int r = try_symbol_group(gen, &g, symbol, reason, size);
+      if (r) return r;
+    }
+  return 0;
+}
+
 coop_result coop_gen_add_symbol(coop_gen *gen, const char *symbol)
 {
   if (!gen || !symbol) return COOP_ERROR_INVALID_VALUE;
   coop__str_clear(&gen->log);
-  const char *prefix = "coop_block_";
+  const char *prefix = "coop_block_", *wprefix = "coop_warp_";
   size_t n = strlen(symbol);
   char reason[512] = "";
-  if (strncmp(symbol, prefix, strlen(prefix)) != 0 || n > 150) goto bad;
-  for (int f = 0; f < COOP__FAM_COUNT; ++f) {
+  int r = 0;
+  if (n > 150) goto bad;
+  if (strncmp(symbol, wprefix, strlen(wprefix)) == 0) {
+    /* coop_warp_<stem>_<type>_w<lanes> */
+    char body[160];
+    snprintf(body, sizeof body, "%s", symbol + strlen(wprefix));
+    char *geom = strrchr(body, '_');
+    if (!geom || geom[1] != 'w') goto bad;
+    *geom = 0;
+    char *type = strrchr(body, '_');
+    if (!type) goto bad;
+    *type = 0;
+    for (int f = 0; f < COOP__FAM_COUNT && !r; ++f) {
+      if (coop__families[f].scope != COOP__SCOPE_WARP) continue;
+      coop_gen_group g = {0};
+      g.type = type + 1;
+      g.warp = geom + 2;
+      r = for_stem(gen, &coop__families[f], body, g, symbol, reason, sizeof reason);
+    }
+    if (r < 0) return COOP_ERROR_OUT_OF_MEMORY;
+    if (r) return COOP_SUCCESS;
+    goto bad;
+  }
+  if (strncmp(symbol, prefix, strlen(prefix)) != 0) goto bad;
+  for (int f = 0; f < COOP__FAM_COUNT && !r; ++f) {
     const coop__family *fam = &coop__families[f];
-    for (int a = 0; a < fam->n_algos; ++a) {
+    for (int a = 0; a < fam->n_algos && !r; ++a) {
       const char *algo = fam->algos[a].name;
       size_t al = strlen(algo);
       if (n <= al + 1 || symbol[n - al - 1] != '_' || strcmp(symbol + n - al, algo) != 0) continue;
@@ -751,39 +844,26 @@ coop_result coop_gen_add_symbol(coop_gen *gen, const char *symbol)
       char *type = strrchr(body, '_');
       if (!type) continue;
       *type = 0;
-      const char *stem = body;
-      char threads[32];
-      snprintf(threads, sizeof threads, "%s", geom + 2);
-      for (int v = 0; v < fam->n_variants; ++v)
-        for (int o = fam->uses_op ? 0 : -1; o < (fam->uses_op ? coop__n_ops : 0); ++o) {
-          char want[64];
-          snprintf(want, sizeof want, fam->variants[v].stem, o >= 0 ? coop__ops[o].name : "");
-          if (strcmp(want, stem) != 0) continue;
-          coop_gen_group g = {fam->name, type + 1, o >= 0 ? coop__ops[o].name : NULL, threads, items + 2, algo,
-                              fam->variants[v].name};
-          size_t before = gen->n_insts;
-          coop_result rc = coop_gen_add_group(gen, &g);
-          if (rc == COOP_ERROR_OUT_OF_MEMORY) return rc;
-          if (rc == COOP_SUCCESS && gen->n_insts == before + 1 && strcmp(gen->insts[before].symbol, symbol) == 0)
-            return COOP_SUCCESS;
-          if (rc == COOP_SUCCESS) { /* parsed, but the canonical name differs (e.g. t256x1x1): not ours */
-            free(gen->insts[--gen->n_insts].where);
-          } else {
-            snprintf(reason, sizeof reason, "%s", coop__str_get(&gen->log));
-            char *nl = strchr(reason, '\n');
-            if (nl) *nl = 0;
-          }
-          coop__str_clear(&gen->log);
-        }
+      coop_gen_group g = {0};
+      g.type = type + 1;
+      g.threads = geom + 2;
+      g.items = items + 2;
+      g.algorithm = algo;
+      r = for_stem(gen, fam, body, g, symbol, reason, sizeof reason);
     }
   }
+  if (r < 0) return COOP_ERROR_OUT_OF_MEMORY;
+  if (r) return COOP_SUCCESS;
 bad:
   if (reason[0]) {
     /* "--items: items per thread '40' out of range (1 to 32)" -> drop the flag name */
-    const char *r = strncmp(reason, "--", 2) == 0 && strstr(reason, ": ") ? strstr(reason, ": ") + 2 : reason;
-    coop__log(gen, "%s: %s", symbol, r);
+    const char *rs = strncmp(reason, "--", 2) == 0 && strstr(reason, ": ") ? strstr(reason, ": ") + 2 : reason;
+    coop__log(gen, "%s: %s", symbol, rs);
     return COOP_ERROR_SPEC_INVALID;
   }
-  coop__log(gen, "%s: not a symbol cooplink can generate (expected coop_block_<function>_<type>_t<threads>_i<items>_<algorithm>)", symbol);
+  coop__log(gen,
+            "%s: not a symbol cooplink can generate (expected coop_block_<function>_<type>_t<threads>_i<items>_<algorithm> "
+            "or coop_warp_<function>_<type>_w<lanes>)",
+            symbol);
   return COOP_ERROR_SPEC_INVALID;
 }

@@ -75,6 +75,19 @@ static const coop__variant scan_variants[] = {
    {{"items_in", COOP__P_IN, 0, 0, COOP__S_ITEMS}, {"items_out", COOP__P_OUT, 0, 0, COOP__S_ITEMS}, {"running", COOP__P_INOUT, 0, 0, COOP__S_ONE}, P_TEMP}},
 };
 
+static const coop__variant warp_reduce_variants[] = {
+  {"full", "reduce_%s", "reduce", NULL, 1, {{"item", COOP__P_IN, 0, 0, COOP__S_ONE}, {"aggregate", COOP__P_OUT, 0, 0, COOP__S_ONE}, P_TEMP}},
+  {"partial", "reduce_%s_partial", "reduce_partial", NULL, 1,
+   {{"item", COOP__P_IN, 0, 0, COOP__S_ONE}, {"valid_lanes", COOP__P_INT, 0, 0, COOP__S_ONE}, {"aggregate", COOP__P_OUT, 0, 0, COOP__S_ONE}, P_TEMP}},
+};
+static const coop__variant warp_scan_variants[] = {
+  {"exclusive", "exclusive_scan_%s", "exclusive", "exclusive_sum", 1,
+   {{"item_in", COOP__P_IN, 0, 0, COOP__S_ONE}, {"item_out", COOP__P_OUT, 0, 0, COOP__S_ONE}, {"initial", COOP__P_IN, 1, 0, COOP__S_ONE},
+    {"aggregate", COOP__P_OUT, 0, 1, COOP__S_ONE}, P_TEMP}},
+  {"inclusive", "inclusive_scan_%s", "inclusive", NULL, 1,
+   {{"item_in", COOP__P_IN, 0, 0, COOP__S_ONE}, {"item_out", COOP__P_OUT, 0, 0, COOP__S_ONE}, {"aggregate", COOP__P_OUT, 0, 1, COOP__S_ONE}, P_TEMP}},
+};
+
 #define N(a) ((int)(sizeof(a) / sizeof((a)[0])))
 const coop__family coop__families[COOP__FAM_COUNT] = {
   {"block_load", "block_load.cuh", "coop::block_load", 0, load_algos, N(load_algos), 0, load_variants, N(load_variants)},
@@ -84,4 +97,9 @@ const coop__family coop__families[COOP__FAM_COUNT] = {
    N(reduce_variants)},
   {"block_scan", "block_scan.cuh", "coop::block_scan", 1, scan_algos, N(scan_algos), 0, scan_variants,
    N(scan_variants)},
+  /* CUB picks the warp algorithm itself (shuffles for a power-of-two warp, shared memory otherwise) */
+  {"warp_reduce", "warp_reduce.cuh", "coop::warp_reduce", 1, NULL, 0, -1, warp_reduce_variants, N(warp_reduce_variants),
+   COOP__SCOPE_WARP},
+  {"warp_scan", "warp_scan.cuh", "coop::warp_scan", 1, NULL, 0, -1, warp_scan_variants, N(warp_scan_variants),
+   COOP__SCOPE_WARP},
 };

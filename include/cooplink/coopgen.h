@@ -27,17 +27,21 @@
  * no variant it does not call (which shows where links are fast: bench/README.md).
  *
  * Group fields:
- *   family     block_load | block_store | block_reduce | block_scan (required)
+ *   family     block_load | block_store | block_reduce | block_scan | warp_reduce | warp_scan (required)
  *   type       i8 i16 i32 i64 u8 u16 u32 u64 f16 bf16 f32 f64 (required)
- *   threads    X, XxY or XxYxZ; 1 <= X*Y*Z <= 1024, Z <= 64 (required)
- *   items      items per thread, 1..32 (default 1)
- *   op         sum min max prod and or xor (block_reduce and block_scan: required; others: not allowed)
+ *   threads    block families: X, XxY or XxYxZ; 1 <= X*Y*Z <= 1024, Z <= 64 (required)
+ *   warp       warp families: lanes of the logical warp, 1..32 (required; symbols end in _w<lanes>)
+ *   items      block families: items per thread, 1..32 (default 1)
+ *   op         sum min max prod and or xor (reduce and scan families: required; others: not allowed)
  *   algorithm  block_load/block_store: direct striped vectorize transpose warp_transpose
  *              warp_transpose_ts (default direct); block_reduce: raking raking_comm warp_reductions
  *              (default warp_reductions); block_scan: raking raking_memoize warp_scans (default raking)
  *   variant    block_load/block_store: plain guarded; block_reduce: full partial (partial always has
  *              one item per thread, _i1); block_scan: exclusive inclusive exclusive_prefix
- *              inclusive_prefix. Default: every variant of the family.
+ *              inclusive_prefix; warp_reduce: full partial (valid lanes); warp_scan: exclusive
+ *              inclusive. Default: every variant of the family.
+ * The warp families have no algorithm: CUB chooses (shuffles for a power-of-two logical warp, shared
+ * memory otherwise).
  */
 #ifndef COOPLINK_COOPGEN_H
 #define COOPLINK_COOPGEN_H
@@ -62,6 +66,7 @@ typedef struct coop_gen_group {
   const char *items;
   const char *algorithm;
   const char *variant;
+  const char *warp;
 } coop_gen_group;
 
 /* Creates a handle. Returns COOP_SUCCESS or COOP_ERROR_OUT_OF_MEMORY. */

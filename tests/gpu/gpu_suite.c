@@ -31,48 +31,7 @@
 
 #include "../../runtime/driver.h"
 #include "../support/lto.h"
-
-enum { FAM_LOAD, FAM_STORE, FAM_REDUCE, FAM_SCAN };
-enum { OP_SUM, OP_MIN, OP_MAX, OP_PROD, OP_AND, OP_OR, OP_XOR, N_OPS };
-enum { K_INT, K_F16, K_BF16, K_F32, K_F64 };
-
-typedef struct tinfo {
-  const char *code, *ctype;
-  int size, is_int, is_signed, kind;
-} tinfo;
-static const tinfo TY[] = {
-  {"i8", "int8_t", 1, 1, 1, K_INT},      {"i16", "int16_t", 2, 1, 1, K_INT},   {"i32", "int32_t", 4, 1, 1, K_INT},
-  {"i64", "int64_t", 8, 1, 1, K_INT},    {"u8", "uint8_t", 1, 1, 0, K_INT},    {"u16", "uint16_t", 2, 1, 0, K_INT},
-  {"u32", "uint32_t", 4, 1, 0, K_INT},   {"u64", "uint64_t", 8, 1, 0, K_INT},  {"f16", "__half", 2, 0, 1, K_F16},
-  {"bf16", "__nv_bfloat16", 2, 0, 1, K_BF16}, {"f32", "float", 4, 0, 1, K_F32}, {"f64", "double", 8, 0, 1, K_F64},
-};
-#define N_TYPES 12
-static const char *OPS[N_OPS] = {"sum", "min", "max", "prod", "and", "or", "xor"};
-static const char *FAMS[4] = {"block_load", "block_store", "block_reduce", "block_scan"};
-static const char *VARS[4][4] = {{"plain", "guarded"}, {"plain", "guarded"}, {"full", "partial"},
-                                 {"exclusive", "inclusive", "exclusive_prefix", "inclusive_prefix"}};
-static const int N_VARS[4] = {2, 2, 2, 4};
-static const char *ALGOS[4][6] = {
-  {"direct", "striped", "vectorize", "transpose", "warp_transpose", "warp_transpose_ts"},
-  {"direct", "striped", "vectorize", "transpose", "warp_transpose", "warp_transpose_ts"},
-  {"raking", "raking_comm", "warp_reductions"},
-  {"raking", "raking_memoize", "warp_scans"}};
-static const int N_ALGOS[4] = {6, 6, 3, 3};
-static const int SHAPES[][3] = {{1, 1, 1},   {7, 1, 1},    {32, 1, 1},  {65, 1, 1}, {128, 1, 1},
-                                {256, 1, 1}, {1024, 1, 1}, {16, 16, 1}, {8, 4, 2},  {5, 3, 2}};
-#define N_SHAPES 10
-static const int ITEMS[4] = {1, 3, 4, 16};
-#define GRID 4   /* blocks per launch: each its own tile and its own partial count */
-#define TILES 3  /* tiles per block for the _prefix scans */
-#define SHARD 48 /* cases per bundle / link */
-
-typedef struct kase {
-  int fam, var, type, op, algo, bx, by, bz, n;
-  char sym[160];
-  size_t temp_bytes;
-  int shard;
-  int failed;
-} kase;
+#include "suite.h"
 
 static kase *cases;
 static int n_cases;
@@ -84,187 +43,6 @@ static const char *catalog_dir;
 static coop_catalog *catalog;
 static char catalog_header[256];
 
-/* ---- host values ---- */
-static uint64_t rng_state;
-static uint64_t rnd(void)
-{
-  uint64_t z = (rng_state += 0x9E3779B97F4A7C15ull);
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return z ^ (z >> 31);
-}
-static double unif(double a, double b) { return a + (b - a) * ((double)(rnd() >> 11) / 9007199254740992.0); }
-
-static long double ld_f(const tinfo *t, const void *p)
-{
-  switch (t->kind) {
-  case K_F16: {
-    _Float16 h;
-    memcpy(&h, p, 2);
-    return (long double)h;
-  }
-  case K_BF16: {
-    uint16_t b;
-    memcpy(&b, p, 2);
-    uint32_t u = (uint32_t)b << 16;
-    float f;
-    memcpy(&f, &u, 4);
-    return f;
-  }
-  case K_F32: {
-    float f;
-    memcpy(&f, p, 4);
-    return f;
-  }
-  default: {
-    double d;
-    memcpy(&d, p, 8);
-    return d;
-  }
-  }
-}
-static void st_f(const tinfo *t, void *p, double v)
-{
-  switch (t->kind) {
-  case K_F16: {
-    _Float16 h = (_Float16)v;
-    memcpy(p, &h, 2);
-    break;
-  }
-  case K_BF16: {
-    float f = (float)v;
-    uint32_t u;
-    memcpy(&u, &f, 4);
-    uint16_t b = (uint16_t)((u + 0x7FFFu + ((u >> 16) & 1u)) >> 16);
-    memcpy(p, &b, 2);
-    break;
-  }
-  case K_F32: {
-    float f = (float)v;
-    memcpy(p, &f, 4);
-    break;
-  }
-  default: memcpy(p, &v, 8);
-  }
-}
-static uint64_t ld_u(const tinfo *t, const void *p)
-{
-  uint64_t u = 0;
-  memcpy(&u, p, (size_t)t->size);
-  if (t->is_signed && t->size < 8 && (u >> (8 * t->size - 1)) & 1) u |= ~0ull << (8 * t->size);
-  return u;
-}
-static void st_u(const tinfo *t, void *p, uint64_t v) { memcpy(p, &v, (size_t)t->size); }
-
-/* A reference value: integers as wrapped 64-bit, floats in long double with the sum of magnitudes
- * and the number of roundings that went into it. */
-typedef struct val {
-  uint64_t u;
-  long double f, mag;
-  int depth;
-} val;
-
-static val load_val(const tinfo *t, const void *p)
-{
-  val v = {0};
-  if (t->is_int) v.u = ld_u(t, p);
-  else {
-    v.f = ld_f(t, p);
-    v.mag = fabsl(v.f);
-  }
-  return v;
-}
-
-static uint64_t trunc_u(const tinfo *t, uint64_t u)
-{
-  uint8_t buf[8];
-  st_u(t, buf, u);
-  return ld_u(t, buf);
-}
-
-static val combine(const tinfo *t, int op, val a, val b)
-{
-  val r = {0};
-  if (t->is_int) {
-    int lt = t->is_signed ? (int64_t)a.u < (int64_t)b.u : a.u < b.u;
-    switch (op) {
-    case OP_SUM: r.u = a.u + b.u; break;
-    case OP_PROD: r.u = a.u * b.u; break;
-    case OP_MIN: r.u = lt ? a.u : b.u; break;
-    case OP_MAX: r.u = lt ? b.u : a.u; break;
-    case OP_AND: r.u = a.u & b.u; break;
-    case OP_OR: r.u = a.u | b.u; break;
-    default: r.u = a.u ^ b.u; break;
-    }
-    r.u = trunc_u(t, r.u);
-    return r;
-  }
-  switch (op) {
-  case OP_SUM: r.f = a.f + b.f; break;
-  case OP_PROD: r.f = a.f * b.f; break;
-  case OP_MIN: r.f = b.f < a.f ? b.f : a.f; break;
-  default: r.f = a.f < b.f ? b.f : a.f; break;
-  }
-  r.mag = a.mag + b.mag;
-  r.depth = (a.depth > b.depth ? a.depth : b.depth) + 1;
-  return r;
-}
-
-static double unit_roundoff(const tinfo *t)
-{
-  switch (t->kind) {
-  case K_F16: return ldexp(1.0, -11);
-  case K_BF16: return ldexp(1.0, -8);
-  case K_F32: return ldexp(1.0, -24);
-  default: return ldexp(1.0, -53);
-  }
-}
-
-/* Exact for integers and min/max/prod (whose inputs keep products exact); sums within
- * depth * u * sum|x|, where depth bounds the additions any one input passes through. */
-static int matches(const kase *k, const void *got, val ref, int depth_bound, char *why, size_t wsize)
-{
-  const tinfo *t = &TY[k->type];
-  if (t->is_int) {
-    uint64_t g = ld_u(t, got);
-    if (g == ref.u) return 1;
-    snprintf(why, wsize, "got %llu (0x%llx), expected %llu (0x%llx)", (unsigned long long)g, (unsigned long long)g,
-             (unsigned long long)ref.u, (unsigned long long)ref.u);
-    return 0;
-  }
-  long double g = ld_f(t, got);
-  long double tol = 0;
-  if (k->op == OP_SUM) tol = (long double)(depth_bound + 2) * unit_roundoff(t) * ref.mag;
-  if (!isnan((double)g) && fabsl(g - ref.f) <= tol) return 1;
-  snprintf(why, wsize, "got %.9Lg, expected %.9Lg (tolerance %.3Lg)", g, ref.f, tol);
-  return 0;
-}
-
-static void gen_value(const kase *k, void *p, size_t idx, size_t special1, size_t special2)
-{
-  const tinfo *t = &TY[k->type];
-  int op = k->fam == FAM_LOAD || k->fam == FAM_STORE ? -1 : k->op;
-  int bits = 8 * t->size;
-  if (t->is_int) {
-    uint64_t v = rnd();
-    if (op == OP_PROD) {
-      static const int64_t odd[] = {1, -1, 3, 5, -3, 7, 1, -1};
-      v = (uint64_t)odd[rnd() % 8];
-    } else if (op == OP_AND) {
-      v = rnd() % 8 == 0 ? ~(1ull << (rnd() % (unsigned)bits)) : ~0ull;
-    } else if (op == OP_OR) {
-      v = 1ull << (rnd() % (unsigned)bits);
-    }
-    st_u(t, p, v);
-    return;
-  }
-  double v;
-  if (op == OP_PROD) v = idx == special1 ? 2.0 : idx == special2 ? 0.5 : (rnd() & 1 ? 1.0 : -1.0);
-  else if (op == OP_MIN || op == OP_MAX) v = unif(-100, 100);
-  else v = unif(-1, 1);
-  st_f(t, p, v);
-}
-
 /* ---- case list ---- */
 static int op_ok(int type, int op) { return op < OP_AND || TY[type].is_int; }
 static int warp_algo(int fam, int algo) { return fam <= FAM_STORE && algo >= 4; }
@@ -272,6 +50,12 @@ static int warp_algo(int fam, int algo) { return fam <= FAM_STORE && algo >= 4; 
 static void symbol_of(kase *k)
 {
   char geom[32], stem[64];
+  if (is_warp_fam(k->fam)) {
+    if (k->fam == FAM_WREDUCE) snprintf(stem, sizeof stem, k->var ? "reduce_%s_partial" : "reduce_%s", OPS[k->op]);
+    else snprintf(stem, sizeof stem, k->var ? "inclusive_scan_%s" : "exclusive_scan_%s", OPS[k->op]);
+    snprintf(k->sym, sizeof k->sym, "coop_warp_%s_%s_w%d", stem, TY[k->type].code, k->n);
+    return;
+  }
   if (k->by == 1 && k->bz == 1) snprintf(geom, sizeof geom, "t%d", k->bx);
   else snprintf(geom, sizeof geom, "t%dx%dx%d", k->bx, k->by, k->bz);
   switch (k->fam) {
@@ -292,19 +76,29 @@ static void build_cases(void)
 {
   cases = calloc(8192, sizeof *cases);
   int ctr = 0;
-  for (int fam = 0; fam < 4; ++fam)
+  for (int fam = 0; fam < N_FAMS; ++fam)
     for (int var = 0; var < N_VARS[fam]; ++var)
       for (int type = 0; type < N_TYPES; ++type)
-        for (int op = 0; op < (fam >= FAM_REDUCE ? N_OPS : 1); ++op)
+        for (int op = 0; op < (uses_op(fam) ? N_OPS : 1); ++op)
           for (int algo = 0; algo < N_ALGOS[fam]; ++algo)
             for (int rep = 0; rep < 2; ++rep, ++ctr) {
-              if (fam >= FAM_REDUCE && !op_ok(type, op)) continue;
+              if (uses_op(fam) && !op_ok(type, op)) continue;
               kase k = {0};
               k.fam = fam;
               k.var = var;
               k.type = type;
-              k.op = fam >= FAM_REDUCE ? op : -1;
+              k.op = uses_op(fam) ? op : -1;
               k.algo = algo;
+              if (is_warp_fam(fam)) { /* the block shapes are the run's (warp_shape) */
+                k.n = WARPS[(ctr + rep * 5) % N_WARPS];
+                symbol_of(&k);
+                int dup = 0;
+                for (int j = 0; j < n_cases && !dup; ++j) dup = strcmp(cases[j].sym, k.sym) == 0;
+                if (dup || (filter && !strstr(k.sym, filter))) continue;
+                k.shard = n_cases / SHARD;
+                cases[n_cases++] = k;
+                continue;
+              }
               int s = ctr % N_SHAPES;
               while (warp_algo(fam, algo) && (SHAPES[s][0] * SHAPES[s][1] * SHAPES[s][2]) % 32) s = (s + 1) % N_SHAPES;
               k.bx = SHAPES[s][0];
@@ -371,7 +165,7 @@ static void build_catalog_cases(void)
     json_array_foreach(json_object_get(m, "symbols"), si, o)
     {
       kase k = {0};
-      k.fam = index_of(FAMS, 4, json_string_value(json_object_get(o, "family")));
+      k.fam = index_of(FAMS, N_FAMS, json_string_value(json_object_get(o, "family")));
       k.var = k.fam < 0 ? -1 : index_of(VARS[k.fam], N_VARS[k.fam], json_string_value(json_object_get(o, "variant")));
       k.type = index_of((const char *const[]){"i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64", "f16", "bf16",
                                               "f32", "f64"}, N_TYPES, json_string_value(json_object_get(o, "type")));
@@ -382,8 +176,10 @@ static void build_catalog_cases(void)
       k.by = (int)json_integer_value(json_array_get(blk, 1));
       k.bz = (int)json_integer_value(json_array_get(blk, 2));
       k.n = (int)json_integer_value(json_object_get(o, "items"));
+      if (k.fam >= 0 && is_warp_fam(k.fam)) k.n = (int)json_integer_value(json_object_get(o, "warp"));
       k.temp_bytes = (size_t)json_integer_value(json_object_get(o, "temp_bytes"));
-      if (k.fam < 0 || k.var < 0 || k.type < 0 || k.algo < 0 || (k.fam >= FAM_REDUCE && k.op < 0)) {
+      if (k.fam >= 0 && is_warp_fam(k.fam)) k.algo = 0; /* none */
+      if (k.fam < 0 || k.var < 0 || k.type < 0 || k.algo < 0 || (uses_op(k.fam) && k.op < 0)) {
         printf("%s: symbols[%zu]: a family, variant, type, op or algorithm this suite does not know\n", path, si);
         exit(1);
       }
@@ -450,6 +246,10 @@ static void build_catalog_shard(shard *sh)
 /* ---- test kernels ---- */
 static void kernel_source(FILE *f, const kase *k, int idx)
 {
+  if (is_warp_fam(k->fam)) {
+    warp_kernel_source(f, k, idx);
+    return;
+  }
   const char *T = TY[k->type].ctype;
   int bt = k->bx * k->by * k->bz, n = k->n;
   fprintf(f,
@@ -593,7 +393,11 @@ static void build_shard(int s)
     snprintf(threads, sizeof threads, "%dx%dx%d", k->bx, k->by, k->bz);
     snprintf(items, sizeof items, "%d", k->n);
     coop_gen_group g = {FAMS[k->fam], TY[k->type].code, k->op >= 0 ? OPS[k->op] : NULL, threads, items,
-                        ALGOS[k->fam][k->algo], VARS[k->fam][k->var]};
+                        ALGOS[k->fam][k->algo], VARS[k->fam][k->var], NULL};
+    if (is_warp_fam(k->fam)) { /* lanes instead of threads and items; no algorithm */
+      g.threads = g.items = g.algorithm = NULL;
+      g.warp = items;
+    }
     rc = coop_gen_add_group(gen, &g);
   }
   if (!rc) rc = coop_gen_write(gen, dir);
@@ -694,7 +498,7 @@ static const coop__driver *D;
 
 static int g_fail_printed;
 
-static int printed_per[4][4];
+static int printed_per[N_FAMS][4];
 static int report(kase *k, const char *what)
 {
   if (printed_per[k->fam][k->var]++ < 4 && g_fail_printed++ < 60) printf("FAIL %s [%dx%dx%d i%d]: %s\n", k->sym, k->bx, k->by, k->bz, k->n, what);
@@ -703,31 +507,39 @@ static int report(kase *k, const char *what)
 }
 
 /* Runs one case once (flag: aggregate wanted) and checks every output. */
-static int run_case(coop__CUmodule mod, kase *k, int idx, int flag)
+/* Runs one case once (flag: aggregate wanted; shape: which of a warp case's block shapes) and checks
+ * every output. A block case has one tile (or TILES) per block, a valid count and an aux value per block;
+ * a warp case one item per thread, a valid count and an aux value per logical warp. */
+static int run_case(coop__CUmodule mod, kase *k, int idx, int flag, int shape)
 {
   char why[512] = "", name[32];
   size_t wsize = sizeof why;
   const tinfo *t = &TY[k->type];
   const size_t es = (size_t)t->size;
-  const int bt = k->bx * k->by * k->bz, n = k->n;
+  const int warp = is_warp_fam(k->fam);
+  int dims[3] = {k->bx, k->by, k->bz}, n_warps = 0;
+  if (warp) warp_shape(k, shape, dims, &n_warps);
+  const int bt = dims[0] * dims[1] * dims[2], n = warp ? 1 : k->n;
   const int tiles = GRID * (k->fam == FAM_SCAN && k->var >= 2 ? TILES : 1);
   const size_t n_in = (size_t)tiles * bt * n, n_out = n_in, n_out2 = (size_t)tiles * bt;
+  const int n_aux = warp ? GRID * n_warps : GRID; /* valid counts and aux values */
+  const size_t smem = warp ? k->temp_bytes * (size_t)n_warps : k->temp_bytes;
   unsigned char *in = malloc(n_in * es), *out = malloc(n_out * es), *out2 = malloc(n_out2 * es);
-  unsigned char *aux = malloc((GRID + 1) * es), *poison = aux + GRID * es;
-  int valid[GRID];
+  unsigned char *aux = malloc((size_t)(n_aux + 1) * es), *poison = aux + (size_t)n_aux * es;
+  int *valid = malloc((size_t)n_aux * sizeof *valid);
   coop__CUdeviceptr d_in = 0, d_out = 0, d_out2 = 0, d_valid = 0, d_aux = 0;
   int ok = 0;
-  rng_state = seed ^ ((uint64_t)idx * 0x9E37ull) ^ (uint64_t)flag;
+  rng_state = seed ^ ((uint64_t)idx * 0x9E37ull) ^ (uint64_t)flag ^ ((uint64_t)shape << 40);
   size_t per_tile = (size_t)bt * n;
   for (int tl = 0; tl < tiles; ++tl) {
     size_t s1 = rnd() % per_tile, s2 = rnd() % per_tile;
     for (size_t i = 0; i < per_tile; ++i) gen_value(k, in + (tl * per_tile + i) * es, i, s1, s2);
   }
-  for (int b = 0; b < GRID; ++b) gen_value(k, aux + b * es, 1, 0, 0);
+  for (int b = 0; b < n_aux; ++b) gen_value(k, aux + b * es, 1, 0, 0);
   memset(poison, 0xA5, es);
-  for (int b = 0; b < GRID; ++b) {
-    int full = k->fam == FAM_REDUCE ? bt : bt * n;
-    int lo = k->fam == FAM_REDUCE ? 1 : 0;
+  for (int b = 0; b < n_aux; ++b) {
+    int full = warp ? k->n : k->fam == FAM_REDUCE ? bt : bt * n;
+    int lo = k->fam == FAM_REDUCE || warp ? 1 : 0;
     valid[b] = b == 0 ? full : b == 3 ? lo : lo + (int)(rnd() % (uint64_t)(full - lo + 1));
   }
   for (size_t i = 0; i < n_out; ++i) memcpy(out + i * es, poison, es);
@@ -735,27 +547,28 @@ static int run_case(coop__CUmodule mod, kase *k, int idx, int flag)
   coop__CUfunction fn;
   snprintf(name, sizeof name, "case_%d", idx);
   CU(D->cuModuleGetFunction(&fn, mod, name));
-  if (k->temp_bytes > 48 * 1024) CU(D->cuFuncSetAttribute(fn, COOP__CU_FUNC_MAX_DYNAMIC_SHARED, (int)k->temp_bytes));
+  if (smem > 48 * 1024) CU(D->cuFuncSetAttribute(fn, COOP__CU_FUNC_MAX_DYNAMIC_SHARED, (int)smem));
   CU(D->cuMemAlloc_v2(&d_in, n_in * es));
   CU(D->cuMemAlloc_v2(&d_out, n_out * es));
   CU(D->cuMemAlloc_v2(&d_out2, n_out2 * es));
-  CU(D->cuMemAlloc_v2(&d_valid, sizeof valid));
-  CU(D->cuMemAlloc_v2(&d_aux, (GRID + 1) * es));
+  CU(D->cuMemAlloc_v2(&d_valid, (size_t)n_aux * sizeof *valid));
+  CU(D->cuMemAlloc_v2(&d_aux, (size_t)(n_aux + 1) * es));
   CU(D->cuMemcpyHtoD_v2(d_in, in, n_in * es));
   CU(D->cuMemcpyHtoD_v2(d_out, out, n_out * es)); /* poisoned */
   CU(D->cuMemcpyHtoD_v2(d_out2, out2, n_out2 * es));
-  CU(D->cuMemcpyHtoD_v2(d_valid, valid, sizeof valid));
-  CU(D->cuMemcpyHtoD_v2(d_aux, aux, (GRID + 1) * es));
+  CU(D->cuMemcpyHtoD_v2(d_valid, valid, (size_t)n_aux * sizeof *valid));
+  CU(D->cuMemcpyHtoD_v2(d_aux, aux, (size_t)(n_aux + 1) * es));
   void *params[] = {&d_in, &d_out, &d_out2, &d_valid, &d_aux, &flag};
-  CU(D->cuLaunchKernel(fn, GRID, 1, 1, (unsigned)k->bx, (unsigned)k->by, (unsigned)k->bz, (unsigned)k->temp_bytes,
-                       NULL, params, NULL));
+  CU(D->cuLaunchKernel(fn, GRID, 1, 1, (unsigned)dims[0], (unsigned)dims[1], (unsigned)dims[2], (unsigned)smem, NULL,
+                       params, NULL));
   CU(D->cuCtxSynchronize());
   CU(D->cuMemcpyDtoH_v2(out, d_out, n_out * es));
   CU(D->cuMemcpyDtoH_v2(out2, d_out2, n_out2 * es));
 
   ok = 1;
   char msg[400];
-  for (int b = 0; b < GRID && ok; ++b) {
+  if (warp && !warp_check(k, dims, in, out, out2, aux, poison, valid, flag, msg, sizeof msg)) ok = report(k, msg);
+  for (int b = 0; b < GRID && ok && !warp; ++b) {
     const unsigned char *tile = in + (size_t)b * per_tile * es;
     if (k->fam == FAM_LOAD || k->fam == FAM_STORE) {
       int striped = k->algo == 1;
@@ -830,6 +643,7 @@ done:
   free(out);
   free(out2);
   free(aux);
+  free(valid);
   return ok;
 }
 
@@ -922,8 +736,9 @@ int main(int argc, char **argv)
     }
     for (int i = shards[s].first; i < shards[s].first + shards[s].count; ++i) {
       kase *k = &cases[i];
-      int runs = k->fam == FAM_SCAN && k->var < 2 ? 2 : 1;
-      for (int fl = 0; fl < runs && !k->failed; ++fl) run_case(mod, k, i, runs == 2 ? fl : 0);
+      int runs = (k->fam == FAM_SCAN && k->var < 2) || k->fam == FAM_WSCAN ? 2 : 1;
+      for (int sh = 0; sh < (is_warp_fam(k->fam) ? 2 : 1); ++sh)
+        for (int fl = 0; fl < runs && !k->failed; ++fl) run_case(mod, k, i, runs == 2 ? fl : 0, sh);
     }
     D->cuModuleUnload(mod);
   }
@@ -934,14 +749,20 @@ int main(int argc, char **argv)
   for (int i = 0; i < n_cases; ++i) {
     for (int s = 0; s < N_SHAPES; ++s)
       shapes_seen[s] += cases[i].bx == SHAPES[s][0] && cases[i].by == SHAPES[s][1] && cases[i].bz == SHAPES[s][2];
-    for (int j = 0; j < 4; ++j) items_seen[j] += cases[i].n == ITEMS[j];
+    for (int j = 0; j < 4; ++j) items_seen[j] += !is_warp_fam(cases[i].fam) && cases[i].n == ITEMS[j];
   }
   printf("shapes:");
   for (int s = 0; s < N_SHAPES; ++s) printf(" %dx%dx%d=%d", SHAPES[s][0], SHAPES[s][1], SHAPES[s][2], shapes_seen[s]);
   printf("\nitems:");
   for (int j = 0; j < 4; ++j) printf(" %d=%d", ITEMS[j], items_seen[j]);
   printf("\n");
-  for (int f = 0; f < 4; ++f)
+  int lanes_seen[N_WARPS] = {0};
+  for (int i = 0; i < n_cases; ++i)
+    for (int j = 0; j < N_WARPS; ++j) lanes_seen[j] += is_warp_fam(cases[i].fam) && cases[i].n == WARPS[j];
+  printf("logical warps (lanes):");
+  for (int j = 0; j < N_WARPS; ++j) printf(" %d=%d", WARPS[j], lanes_seen[j]);
+  printf("\n");
+  for (int f = 0; f < N_FAMS; ++f)
     for (int v = 0; v < N_VARS[f]; ++v) {
       int np = 0, nf = 0;
       for (int i = 0; i < n_cases; ++i)

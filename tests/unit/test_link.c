@@ -129,3 +129,40 @@ Test(link, block_scan, .timeout = 600)
                "    __syncthreads();\n"
                "    for (int i = 0; i < 4; ++i) out[(tile * 128 + t) * 4 + i] = a[i] + agg;\n  }\n}\n");
 }
+
+Test(link, warp_reduce, .timeout = 600)
+{
+  /* a shuffle warp (8 lanes) and a shared-memory one (7 lanes), full and partial */
+  coop_gen_group g[] = {{.family = "warp_reduce", .type = "f32", .op = "sum,max", .warp = "8,7"}};
+  check_family(g, 1,
+               "extern \"C\" __global__ void __launch_bounds__(64) k(const float *in, float *out, int valid) {\n"
+               "  __shared__ __align__(16) unsigned char temp[4 * COOP_WARP_REDUCE_MAX_F32_W7_TEMP_BYTES];\n"
+               "  const int t = threadIdx.x, w7 = (t % 32) / 7;\n"
+               "  float x = in[blockIdx.x * 64 + t], a, b;\n"
+               "  coop_warp_reduce_sum_f32_w8(&x, &a, 0);\n"
+               "  coop_warp_reduce_max_partial_f32_w8(&a, valid, &b, 0);\n"
+               "  if (w7 < 4) {\n"
+               "    coop_warp_reduce_max_f32_w7(&b, &a, temp + w7 * COOP_WARP_REDUCE_MAX_F32_W7_TEMP_BYTES);\n"
+               "    __syncwarp();\n"
+               "    coop_warp_reduce_sum_partial_f32_w7(&a, valid, &b, temp + w7 * COOP_WARP_REDUCE_MAX_F32_W7_TEMP_BYTES);\n"
+               "  }\n"
+               "  out[blockIdx.x * 64 + t] = b;\n}\n");
+}
+
+Test(link, warp_scan, .timeout = 600)
+{
+  coop_gen_group g[] = {{.family = "warp_scan", .type = "i32", .op = "sum,min", .warp = "16,12"}};
+  check_family(g, 1,
+               "extern \"C\" __global__ void __launch_bounds__(32) k(const int *in, int *out) {\n"
+               "  __shared__ __align__(16) unsigned char temp[2 * COOP_WARP_INCLUSIVE_SCAN_MIN_I32_W12_TEMP_BYTES];\n"
+               "  const int t = threadIdx.x, w = t / 12, init = 7;\n"
+               "  int x = in[blockIdx.x * 32 + t], a, b, agg;\n"
+               "  coop_warp_inclusive_scan_sum_i32_w16(&x, &a, &agg, 0);\n"
+               "  coop_warp_exclusive_scan_min_i32_w16(&a, &b, &init, 0, 0);\n"
+               "  if (w < 2) {\n"
+               "    coop_warp_exclusive_scan_sum_i32_w12(&b, &a, 0, temp + w * COOP_WARP_INCLUSIVE_SCAN_MIN_I32_W12_TEMP_BYTES);\n"
+               "    __syncwarp();\n"
+               "    coop_warp_inclusive_scan_min_i32_w12(&a, &b, &agg, temp + w * COOP_WARP_INCLUSIVE_SCAN_MIN_I32_W12_TEMP_BYTES);\n"
+               "  }\n"
+               "  out[blockIdx.x * 32 + t] = b + agg;\n}\n");
+}

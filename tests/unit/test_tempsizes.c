@@ -51,6 +51,19 @@ static const probe PROBES[] = {
    "cub::BlockScan<float, 5, cub::BLOCK_SCAN_WARP_SCANS, 3, 2>::TempStorage", 0},
   {{"block_scan", "f16", "min", "1024", "1", "warp_scans", "exclusive"}, "coop_block_exclusive_scan_min_f16_t1024_i1_warp_scans",
    "cub::BlockScan<__half, 1024, cub::BLOCK_SCAN_WARP_SCANS, 1, 1>::TempStorage", 0},
+  /* warp families: shuffles (empty storage) for a power-of-two warp, shared memory otherwise */
+  {{"warp_reduce", "f64", "sum", NULL, NULL, NULL, "full", "7"}, "coop_warp_reduce_sum_f64_w7",
+   "cub::WarpReduce<double, 7>::TempStorage", 0},
+  {{"warp_reduce", "i8", "max", NULL, NULL, NULL, "partial", "31"}, "coop_warp_reduce_max_partial_i8_w31",
+   "cub::WarpReduce<signed char, 31>::TempStorage", 0},
+  {{"warp_reduce", "f32", "min", NULL, NULL, NULL, "full", "8"}, "coop_warp_reduce_min_f32_w8",
+   "cub::WarpReduce<float, 8>::TempStorage", 1},
+  {{"warp_scan", "u16", "sum", NULL, NULL, NULL, "inclusive", "12"}, "coop_warp_inclusive_scan_sum_u16_w12",
+   "cub::WarpScan<unsigned short, 12>::TempStorage", 0},
+  {{"warp_scan", "bf16", "max", NULL, NULL, NULL, "exclusive", "3"}, "coop_warp_exclusive_scan_max_bf16_w3",
+   "cub::WarpScan<__nv_bfloat16, 3>::TempStorage", 0},
+  {{"warp_scan", "f64", "sum", NULL, NULL, NULL, "exclusive", "32"}, "coop_warp_exclusive_scan_sum_f64_w32",
+   "cub::WarpScan<double, 32>::TempStorage", 1},
 };
 #define N_PROBES (sizeof PROBES / sizeof PROBES[0])
 
@@ -67,6 +80,7 @@ Test(tempsizes, equal_nvcc_host_sizeof, .timeout = 600)
   cr_assert_not_null(f);
   fprintf(f, "#include <cub/block/block_load.cuh>\n#include <cub/block/block_store.cuh>\n"
              "#include <cub/block/block_reduce.cuh>\n#include <cub/block/block_scan.cuh>\n"
+             "#include <cub/warp/warp_reduce.cuh>\n#include <cub/warp/warp_scan.cuh>\n"
              "#include <cuda_fp16.h>\n#include <cuda_bf16.h>\n#include <cstdio>\n"
              "int main() {\n");
   for (size_t i = 0; i < N_PROBES; ++i)

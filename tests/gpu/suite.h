@@ -1,0 +1,79 @@
+/* The GPU suite's shared declarations: the cases, their types and the host reference values. */
+#ifndef COOP_GPU_SUITE_H
+#define COOP_GPU_SUITE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+enum { FAM_LOAD, FAM_STORE, FAM_REDUCE, FAM_SCAN, FAM_WREDUCE, FAM_WSCAN, N_FAMS };
+enum { OP_SUM, OP_MIN, OP_MAX, OP_PROD, OP_AND, OP_OR, OP_XOR, N_OPS };
+enum { K_INT, K_F16, K_BF16, K_F32, K_F64 };
+
+typedef struct tinfo {
+  const char *code, *ctype;
+  int size, is_int, is_signed, kind;
+} tinfo;
+extern const tinfo TY[];
+#define N_TYPES 12
+extern const char *const OPS[N_OPS];
+extern const char *const FAMS[N_FAMS];
+extern const char *const VARS[N_FAMS][4];
+extern const int N_VARS[N_FAMS];
+/* the warp families have no algorithm (CUB chooses): one nameless entry */
+extern const char *const ALGOS[N_FAMS][6];
+extern const int N_ALGOS[N_FAMS];
+/* logical warps: every size CUB takes; the power-of-two ones use shuffles, the others shared memory */
+extern const int WARPS[];
+#define N_WARPS 11
+static inline int is_warp_fam(int fam) { return fam >= FAM_WREDUCE; }
+static inline int uses_op(int fam) { return fam == FAM_REDUCE || fam == FAM_SCAN || fam >= FAM_WREDUCE; }
+extern const int SHAPES[][3];
+#define N_SHAPES 10
+extern const int ITEMS[4];
+#define GRID 4   /* blocks per launch: each its own tile and its own partial count */
+#define TILES 3  /* tiles per block for the _prefix scans */
+#define SHARD 48 /* cases per bundle / link */
+
+typedef struct kase {
+  int fam, var, type, op, algo, bx, by, bz, n; /* n: items per thread; a warp case: the logical warp's lanes */
+  char sym[160];
+  size_t temp_bytes;
+  int shard;
+  int failed;
+} kase;
+
+
+/* ---- host values and the reference (suite_values.c) ---- */
+extern uint64_t rng_state;
+uint64_t rnd(void);
+double unif(double a, double b);
+long double ld_f(const tinfo *t, const void *p);
+void st_f(const tinfo *t, void *p, double v);
+uint64_t ld_u(const tinfo *t, const void *p);
+void st_u(const tinfo *t, void *p, uint64_t v);
+
+/* A reference value: integers as wrapped 64-bit, floats in long double with the sum of magnitudes
+ * and the number of roundings that went into it. */
+typedef struct val {
+  uint64_t u;
+  long double f, mag;
+  int depth;
+} val;
+val load_val(const tinfo *t, const void *p);
+val combine(const tinfo *t, int op, val a, val b);
+/* Exact for integers and min/max/prod (whose inputs keep products exact); sums within
+ * depth * u * sum|x|, where depth bounds the additions any one input passes through. */
+int matches(const kase *k, const void *got, val ref, int depth_bound, char *why, size_t wsize);
+/* A random input value for k's op: products stay exact, and/or keep bits, min/max spread out. */
+void gen_value(const kase *k, void *p, size_t idx, size_t special1, size_t special2);
+
+
+/* ---- warp cases (suite_warp.c); for them kase.n is the logical warp's lanes ---- */
+#include <stdio.h>
+void warp_shape(const kase *k, int which, int dims[3], int *n_warps);
+void warp_kernel_source(FILE *f, const kase *k, int idx);
+int warp_check(const kase *k, const int dims[3], const unsigned char *in, const unsigned char *out,
+               const unsigned char *out2, const unsigned char *aux, const unsigned char *poison, const int *valid,
+               int flag, char *msg, size_t msize);
+
+#endif
