@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds here (release) and gathers the shared libraries the GPU machine lacks into .deps/lib, so that
-# the device tool can carry build/, .deps/ and .gpuwork/ and run tests/gpu/run.sh there.
+# the device tool can carry build/tests/gpu_suite, .deps/ and .gpuwork/ (build/ as a whole is over the 64 MiB carry limit) and run tests/gpu/run.sh there.
 #
 #   bash tests/gpu/prepare.sh [gpu_suite options]
 #   COOP_GPU_CATALOG=DIR bash tests/gpu/prepare.sh     # also test an installed catalog (e.g. the

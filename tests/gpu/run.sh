@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs on the GPU machine (device tool), from the repository root, after tests/gpu/prepare.sh here,
-# carrying build/, .deps/ and .gpuwork/ (and .gpucat/ when prepared with COOP_GPU_CATALOG):
+# carrying build/tests/gpu_suite, .deps/ and .gpuwork/ (and .gpucat/ when prepared with COOP_GPU_CATALOG):
 #   bash tests/gpu/run.sh [gpu_suite options]   (the same options as given to prepare.sh)
 # Runs the suite's own cases, then (when prepared) every symbol of the catalog in .gpucat and the nvcc
 # -dlto program linked against the LTO archive. Exit 0 only when everything passed.
