@@ -3,7 +3,7 @@ primitive takes is read from its manifest, not from here."""
 
 import numpy as np
 
-__all__ = ["TYPE_CODES", "type_code", "geometry", "block_symbol", "ABIError"]
+__all__ = ["TYPE_CODES", "type_code", "geometry", "block_symbol", "warp_symbol", "ABIError"]
 
 
 class ABIError(ValueError):
@@ -39,6 +39,11 @@ def block_symbol(stem, code, block, items, algorithm):
     """coop_block_<stem>_<type>_<geometry>_i<items>_<algorithm>; stem is the family part with its variant
     and op in the ABI's order ("reduce_sum", "exclusive_scan_max_prefix", "load_guarded")."""
     return f"coop_block_{stem}_{code}_{geometry(block)}_i{items}_{algorithm}"
+
+
+def warp_symbol(stem, code, lanes):
+    """coop_warp_<stem>_<type>_w<lanes>: a primitive of logical warps of `lanes` threads."""
+    return f"coop_warp_{stem}_{code}_w{lanes}"
 
 
 def numpy_name(dtype):

@@ -348,3 +348,75 @@ def test_attached_payloads_suffice():
     out = link_as_numba(k, (F, F))
     assert_inlined(out)
     assert len(out["linkables"]) == 4  # load, reduce, scan and store units, each attached once
+
+
+# ---------------------------------------------------------------- warp primitives
+
+I32 = types.int32[::1]
+
+
+def test_warp_factories():
+    """cuda.coop 1.0.2's warp factories and cooplink's others, shuffle (power-of-two) and shared-memory
+    logical warps, full and partial, with and without the aggregate: compiled, linked, inlined."""
+    ws = coop.warp.make_sum(np.float32, 8)
+    wr7 = coop.warp.make_reduce(np.int32, "max", 7)
+    wx = coop.warp.make_exclusive_sum(np.float32, 16)
+    wi = coop.warp.make_inclusive_sum(np.float32)
+    wsc = coop.warp.make_exclusive_scan(np.int32, "min", 12, initial_value=5)
+    wis = coop.warp.make_inclusive_scan(np.int32, np.maximum, 3)
+    assert ws.temp_storage_bytes == 0 and wx.temp_storage_bytes == 0  # CUB's shuffle versions
+    assert wr7.temp_storage_bytes > 0 and wr7.temp_storage_alignment == 4
+    assert ws.files == []
+
+    def k(d_in, d_out, d_i):
+        t = cuda.threadIdx.x
+        x = d_in[t]
+        agg = coop.local.array(1, numba.float32)
+        a = ws(x) + ws(x, 5) + wx(x, aggregate=agg) + wi(x) + agg[0]
+        m = wr7(d_i[t]) + wr7(d_i[t], 3) + wsc(d_i[t]) + wsc(d_i[t], 9) + wis(d_i[t])
+        d_out[t] = a + numba.float32(m)
+    out = compile_and_link(k, (F, F, I32))
+    assert_inlined(out)
+    assert len(out["linkables"]) == 6
+
+
+def test_warp_single_phase():
+    def k(d_in, d_out, d_i):
+        t = cuda.threadIdx.x
+        x = d_in[t]
+        agg = coop.local.array(1, numba.int32)
+        a = coop.warp.sum(x) + coop.warp.reduce(x, op="min", threads_in_warp=4) + coop.warp.sum(x, 3)
+        b = coop.warp.exclusive_sum(x, threads_in_warp=16) + coop.warp.inclusive_sum(x, threads_in_warp=5)
+        c = coop.warp.exclusive_scan(d_i[t], numba.int32(-1), op="max", threads_in_warp=8, aggregate=agg)
+        c += coop.warp.inclusive_scan(d_i[t], op="xor", threads_in_warp=31) + agg[0]
+        d_out[t] = a + b + numba.float32(c)
+    assert_inlined(compile_and_link(k, (F, F, I32)))
+
+
+def test_warp_errors():
+    with pytest.raises(ValueError) as e:
+        coop.warp.make_sum(np.float32, 33)
+    assert str(e.value) == "threads_in_warp=33: a logical warp has 1 to 32 threads"
+    with pytest.raises(ValueError) as e:
+        coop.warp.make_reduce(np.float32, "xor", 8)
+    assert str(e.value) == "binary_op='xor' is a bitwise operator; dtype=float32 is not an integer type"
+    with pytest.raises(ValueError) as e:
+        coop.warp.make_reduce(np.int32, "sum", 8, methods={"add": None})
+    assert str(e.value) == "methods={'add': None}: user-defined types are not supported yet"
+    wr = coop.warp.make_sum(np.int32, 7)
+    with pytest.raises(TypeError) as e:  # CUB's logical warps of 7 never span hardware warps
+        wr.check_warps((40, 1, 1))
+    assert str(e.value) == ("warp_reduce_sum_i32_w7: logical warps of 7 threads, but the kernel is launched with "
+                            "blockdim=(40, 1, 1) (40 threads, 8 in the last hardware warp), which is not a whole "
+                            "number of them")
+    wr.check_warps((32 + 14, 1, 1))
+    coop.warp.make_sum(np.int32, 8).check_warps((40, 1, 1))  # a partial last hardware warp of whole warps
+
+    def k(d_in, d_out):
+        d_out[0] = coop.warp.sum(d_in, threads_in_warp=8)
+    assert ("coop.warp.sum: each thread gives one value (a scalar), got an array (array(float32, 1d, C))"
+            in _typing_error(k))
+
+    def k2(d_in, d_out):
+        d_out[0] = coop.warp.sum(d_in[0], threads_in_warp=0)
+    assert "coop.warp.sum: threads_in_warp=0: a logical warp has 1 to 32 threads" in _typing_error(k2)

@@ -28,6 +28,7 @@ if not hasattr(_np, "row_stack"):  # numba-cuda 0.30 calls numpy.row_stack, gone
 
 from . import _extension  # noqa: E402
 from . import block  # noqa: E402
+from . import warp  # noqa: E402
 from .._lib import CooplinkError  # noqa: E402
 
 
@@ -42,4 +43,4 @@ shared = _types.ModuleType("cooplink.numba.shared", "coop.shared.array(shape, dt
 shared.array = _extension.shared_array
 
 
-__all__ = ["block", "local", "shared", "CooplinkError"]
+__all__ = ["block", "warp", "local", "shared", "CooplinkError"]

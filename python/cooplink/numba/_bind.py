@@ -17,10 +17,23 @@ from numba.cuda import types
 
 # Python names accepted for the ABI's parameter names (cuda.coop's names and short forms)
 ALIASES = {
-    "num_valid": "valid", "valid_items": "valid", "num_valid_threads": "valid_threads",
+    "num_valid": ("valid", "valid_threads", "valid_lanes"), "valid_items": ("valid", "valid_lanes"),
+    "num_valid_threads": "valid_threads", "num_valid_lanes": "valid_lanes",
     "initial_value": "initial", "block_aggregate": "aggregate", "prefix": "running",
     "temp_storage": "temp", "src": "tile_src", "dst": "tile_dst", "input": "items_in", "output": "items_out",
 }
+
+
+def canonical(name, params):
+    """The ABI parameter a call's keyword names: itself, or the first of its aliases the primitive has."""
+    alias = ALIASES.get(name)
+    if alias is None:
+        return name
+    candidates = alias if isinstance(alias, tuple) else (alias,)
+    for c in candidates:
+        if any(p["name"] == c for p in params):
+            return c
+    return candidates[0]
 
 
 class BindError(TypeError):
@@ -114,7 +127,7 @@ def temp_check(symbol, entry, t):
 def bind(entry, dtype, args, kws, optional_in=()):
     """Binds a call; a first argument that is an array of bytes is taken as the temp storage (cuda.coop's
     form) when the call does not bind without it that way."""
-    temp_first = (not any(ALIASES.get(k, k) == "temp" for k in kws) and args and _is_array(args[0])
+    temp_first = (not any(canonical(k, entry["params"]) == "temp" for k in kws) and args and _is_array(args[0])
                   and args[0].dtype == types.uint8 and any(p["kind"] == "temp" for p in entry["params"]))
     try:
         return _bind(entry, dtype, args, kws, optional_in, False)
@@ -134,8 +147,8 @@ def _bind(entry, dtype, args, kws, optional_in, first_is_temp):
     Returns a Binding or raises BindError."""
     symbol = entry["name"]
     params = entry["params"]
-    spelled = {ALIASES.get(k, k): k for k in kws}  # the names as the call wrote them (numba folds by them)
-    kws = {ALIASES.get(k, k): v for k, v in kws.items()}
+    spelled = {canonical(k, params): k for k in kws}  # the names as the call wrote them (numba folds by them)
+    kws = {canonical(k, params): v for k, v in kws.items()}
     for k in list(kws):
         if not any(p["name"] == k for p in params):
             names = ", ".join(p["name"] for p in params)

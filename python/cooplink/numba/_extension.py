@@ -306,14 +306,14 @@ def convert(context, builder, val, fromty, toty):
     return context.cast(builder, val, fromty, toty)
 
 
-def auto_temp_storage(module, entry):
+def auto_temp_storage(module, entry, slots=1):
     """The shared memory a call given no temp storage uses: one array per primitive and function, shared
     by its call sites, since each such call ends with a barrier (an array per call site made a kernel
-    calling BlockReduce 8 times keep 8 and recompute their addresses)."""
+    calling BlockReduce 8 times keep 8 and recompute their addresses). slots: how many temps it holds."""
     name = "_coop_temp_" + entry["name"]
     gv = module.globals.get(name)
     if gv is None:
-        gv = cgutils.add_global_variable(module, ir.ArrayType(ir.IntType(8), entry["temp_bytes"]), name,
+        gv = cgutils.add_global_variable(module, ir.ArrayType(ir.IntType(8), entry["temp_bytes"] * slots), name,
                                          nvvm.ADDRSPACE_SHARED)
         gv.linkage = "internal"
         # 16 bytes at least, as a CUDA C kernel's __align__(16) temp: CUB's shared reads are then
@@ -340,7 +340,7 @@ def emit_call(context, builder, sig, args, call):
             values.append(ir.Constant(I8P, None))
             continue
         if a.source == "alloc":
-            values.append(builder.addrspacecast(auto_temp_storage(builder.module, entry), I8P, "generic"))
+            values.append(prim.auto_temp(builder, entry))
             auto_temp = True
             continue
         if a.source == "return":
@@ -389,6 +389,43 @@ def _lower_primitive_call(context, builder, sig, args):
 def barrier(builder):
     fn = cgutils.get_or_insert_function(builder.module, ir.FunctionType(ir.VoidType(), ()), "llvm.nvvm.barrier0")
     builder.call(fn, ())
+
+
+def _sreg(builder, name):
+    fn = cgutils.get_or_insert_function(builder.module, ir.FunctionType(ir.IntType(32), ()),
+                                        f"llvm.nvvm.read.ptx.sreg.{name}")
+    return builder.call(fn, ())
+
+
+def _linear_tid(builder):
+    x, y, z = (_sreg(builder, f"tid.{d}") for d in "xyz")
+    nx, ny = _sreg(builder, "ntid.x"), _sreg(builder, "ntid.y")
+    return builder.add(x, builder.mul(nx, builder.add(y, builder.mul(ny, z))))
+
+
+def warp_temp_slot(builder, entry, lanes, slots):
+    """The calling logical warp's slot of a shared array of `slots` temps: CUB's logical warp number in
+    the block, (tid / 32) * (32 / lanes) + (tid % 32) / lanes."""
+    i32 = ir.IntType(32)
+    tid = _linear_tid(builder)
+    slot = builder.add(builder.mul(builder.udiv(tid, ir.Constant(i32, 32)), ir.Constant(i32, 32 // lanes)),
+                       builder.udiv(builder.urem(tid, ir.Constant(i32, 32)), ir.Constant(i32, lanes)))
+    base = builder.addrspacecast(auto_temp_storage(builder.module, entry, slots), I8P, "generic")
+    return builder.gep(base, [builder.mul(slot, ir.Constant(i32, entry["temp_bytes"]))])
+
+
+def warp_barrier(builder, lanes):
+    """__syncwarp over the calling logical warp's lanes (CUB's member mask for it)."""
+    i32 = ir.IntType(32)
+    if lanes == 32:
+        mask = ir.Constant(i32, 0xFFFFFFFF)
+    else:
+        lane = _sreg(builder, "laneid")
+        first = builder.mul(builder.udiv(lane, ir.Constant(i32, lanes)), ir.Constant(i32, lanes))
+        mask = builder.shl(ir.Constant(i32, (1 << lanes) - 1), first)
+    fn = cgutils.get_or_insert_function(builder.module, ir.FunctionType(ir.VoidType(), (i32,)),
+                                        "llvm.nvvm.bar.warp.sync")
+    builder.call(fn, (mask,))
 
 
 # ---------------------------------------------------------------- single-phase functions

@@ -120,20 +120,32 @@ class Variant:
         self.name, self.stem, self.items, self.optional_in = name, stem, items, tuple(optional_in)
 
 
-class Primitive:
-    """A configured primitive; callable inside @cuda.jit kernels (typing and lowering in _extension)."""
+def check_lanes(lanes, what="threads_in_warp"):
+    if not isinstance(lanes, (int, np.integer)) or isinstance(lanes, bool) or not 1 <= lanes <= 32:
+        raise ValueError(f"{what}={lanes!r}: a logical warp has 1 to 32 threads")
+    return int(lanes)
 
-    def __init__(self, family, dtype, block, items, algorithm, op, variants, initial=None):
+
+class Primitive:
+    """A configured primitive; callable inside @cuda.jit kernels (typing and lowering in _extension).
+    A block primitive has a block shape and items per thread; a warp primitive (lanes=L) works on the
+    logical warps of L threads of any block."""
+
+    def __init__(self, family, dtype, block, items, algorithm, op, variants, initial=None, lanes=None):
         self.family, self.dtype, self.block, self.items = family, dtype, block, items
         self.algorithm, self.op, self.variants, self.initial = algorithm, op, variants, initial
+        self.lanes = lanes
         self.code = type_code(dtype)
         if op in _abi.BITWISE_OPS and self.code not in _abi.INTEGER_CODES:
             raise ValueError(f"binary_op='{op}' is a bitwise operator; dtype={dtype} is not an integer type")
-        self.symbols = {v.name: _abi.block_symbol(v.stem, self.code, block, v.items or items, algorithm)
-                        for v in variants}
+        if lanes is not None:
+            self.symbols = {v.name: _abi.warp_symbol(v.stem, self.code, lanes) for v in variants}
+        else:
+            self.symbols = {v.name: _abi.block_symbol(v.stem, self.code, block, v.items or items, algorithm)
+                            for v in variants}
         self.name = self.symbols[variants[0].name][len("coop_"):]
         self.key = ("cooplink", family, self.code, block, items, algorithm, op, initial,
-                    tuple(v.name for v in variants))
+                    tuple(v.name for v in variants), lanes)
 
     # -- host side (cuda.coop's attributes)
     def _entry(self, variant=None, arch=None):
@@ -168,6 +180,9 @@ class Primitive:
         if cfg is None:
             return
         launch = tuple(cfg.blockdim) + (1,) * (3 - len(tuple(cfg.blockdim)))
+        if self.lanes is not None:
+            self.check_warps(launch)
+            return
         if launch != self.block:
             raise _bind.BindError(f"{self.name}: made for threads_per_block={self.block}, but the kernel is "
                                   f"launched with blockdim={launch}")
@@ -192,6 +207,18 @@ class Primitive:
                 raise e
         raise failures[0]
 
+    def check_warps(self, launch):
+        """A block of whole logical warps: CUB's logical warps do not span hardware warps, so for a lane
+        count that does not divide 32 the last hardware warp must also end on a whole logical warp (and
+        the lanes after the last whole one in each full hardware warp must not call)."""
+        n, lanes = launch[0] * launch[1] * launch[2], self.lanes
+        tail = n % 32 if 32 % lanes else n
+        if tail % lanes:
+            raise _bind.BindError(f"{self.name}: logical warps of {lanes} threads, but the kernel is launched "
+                                  f"with blockdim={launch} ({n} threads"
+                                  f"{f', {tail} in the last hardware warp' if 32 % lanes else ''}), which is "
+                                  f"not a whole number of them")
+
     # -- lowering
     def default_value(self, name):
         if name == "initial":
@@ -201,7 +228,19 @@ class Primitive:
         return 0
 
     def scope_barrier(self, builder):
-        _extension.barrier(builder)
+        if self.lanes is not None:
+            _extension.warp_barrier(builder, self.lanes)
+        else:
+            _extension.barrier(builder)
+
+    def auto_temp(self, builder, entry):
+        """The temp storage of a call given none: a block's shared array, or the calling logical warp's
+        slot of an array with one slot per logical warp of the largest block (1024 threads)."""
+        if self.lanes is None:
+            return builder.addrspacecast(_extension.auto_temp_storage(builder.module, entry), _extension.I8P,
+                                         "generic")
+        per_hw = 32 // self.lanes
+        return _extension.warp_temp_slot(builder, entry, self.lanes, 32 * per_hw)
 
 
 def identity(op, dtype):
