@@ -1,6 +1,7 @@
 """The GPU suite of cooplink.numba: every block primitive and variant in both call forms (factories and calls
 with no factory), every type (f16 and bf16 included), block shapes 7, 65, 128, 16x16, 8x4x2, random
-partial tiles, poisoned outputs, checked against numpy. Ends with `N passed, M failed`.
+partial tiles, poisoned outputs, checked against numpy; and the warp primitives (python_warp_cases.py).
+Ends with `N passed, M failed`.
 
     python tests/gpu/python_suite.py --symbols FILE     # no GPU: the symbols the cases call (for coopgen)
     python tests/gpu/python_suite.py --compile-only     # no GPU: compile and link every kernel for sm_90
@@ -18,6 +19,7 @@ from numba import cuda
 from numba.cuda import types
 
 import cooplink.numba as coop
+from python_warp_cases import WarpCase
 
 numba.config.CUDA_LOW_OCCUPANCY_WARNINGS = 0
 
@@ -277,7 +279,17 @@ def cases():
     out = []
     for i, (tname, shape, form) in enumerate(itertools.product(TYPES, SHAPES, ("factory", "single"))):
         out.append(Case(i, tname, shape, form))
+    # warp cases; a call with no factory takes its dtype from the value, and numba has no bfloat16 values
+    # to read from memory, so bfloat16 is covered by the factories
+    for i, (tname, form, _) in enumerate(itertools.product(TYPES, ("factory", "single"), range(2))):
+        if not (tname == "bfloat16" and form == "single"):
+            out.append(WarpCase(i * 5 + (i // 4), tname, form, nbtype, storage, to_bf16_bits, from_storage))
     return out
+
+
+def poison_of(dtype, size):
+    v = np.array(np.nan if dtype.kind == "f" else np.iinfo(dtype).max - 3, dtype)
+    return np.full(size, v, dtype)
 
 
 def launch_checks():
@@ -346,6 +358,10 @@ def main():
         for c in all_cases:
             if c.form != "factory":
                 continue
+            if isinstance(c, WarpCase):
+                for p in c.primitives():
+                    syms.update(p.symbols.values())
+                continue
             T = nbtype(c.tname)
             prims = [coop.block.make_exclusive_sum(T, c.shape, ITEMS, algorithm=c.scan),
                      coop.block.make_inclusive_scan(T, c.shape, "max", ITEMS, algorithm=c.scan),
@@ -366,7 +382,7 @@ def main():
         from conftest import assert_inlined, compile_and_link
         passed = failed = 0
         for c in all_cases:
-            if c.form == "single":
+            if c.form == "single" and not isinstance(c, WarpCase):
                 continue  # its block shape comes from the launch
             try:
                 assert_inlined(compile_and_link(c.kernel(), c.signature()))
@@ -380,6 +396,16 @@ def main():
     passed = failed = 0
     t0 = time.time()
     for c in all_cases:
+        if isinstance(c, WarpCase):
+            try:
+                ok, why = c.run(rng, poison_of)
+            except Exception as e:  # noqa: BLE001
+                ok, why = False, [f"{type(e).__name__}: {e}"[:800]]
+            passed += ok
+            failed += not ok
+            if not ok:
+                print(f"FAIL {c.name}\n  " + "\n  ".join(why))
+            continue
         try:
             n = c.shape[0] * c.shape[1] * c.shape[2]
             d_in, valid = c.inputs(rng)

@@ -306,20 +306,29 @@ def convert(context, builder, val, fromty, toty):
     return context.cast(builder, val, fromty, toty)
 
 
-def auto_temp_storage(module, entry, slots=1):
-    """The shared memory a call given no temp storage uses: one array per primitive and function, shared
-    by its call sites, since each such call ends with a barrier (an array per call site made a kernel
-    calling BlockReduce 8 times keep 8 and recompute their addresses). slots: how many temps it holds."""
-    name = "_coop_temp_" + entry["name"]
+def auto_temp_storage(module, entry, slots=1, scope="block"):
+    """The shared memory calls given no temp storage use: one array per function and scope, which every
+    such call of the function shares, since each ends with a barrier of its scope (__syncthreads, or
+    __syncwarp of its logical warp, whose slot is its own); it grows to the largest temp any of them needs
+    (`slots` temps of the entry's size). An array per call site made a kernel calling BlockReduce 8 times
+    keep 8 and recompute their addresses; an array per warp primitive sized for 1024 threads overflowed
+    shared memory for a kernel calling six of them."""
+    name = f"_coop_{scope}_temp"
+    nbytes = entry["temp_bytes"] * slots
+    # 16 bytes at least, as a CUDA C kernel's __align__(16) temp: CUB's shared reads are then
+    # vectorized (measured: scalar ld.shared without it, 3.6% slower than cuda.coop's kernel)
+    align = max(entry["temp_align"], 16)
     gv = module.globals.get(name)
     if gv is None:
-        gv = cgutils.add_global_variable(module, ir.ArrayType(ir.IntType(8), entry["temp_bytes"] * slots), name,
-                                         nvvm.ADDRSPACE_SHARED)
+        gv = cgutils.add_global_variable(module, ir.ArrayType(ir.IntType(8), nbytes), name, nvvm.ADDRSPACE_SHARED)
         gv.linkage = "internal"
-        # 16 bytes at least, as a CUDA C kernel's __align__(16) temp: CUB's shared reads are then
-        # vectorized (measured: scalar ld.shared without it, 3.6% slower than cuda.coop's kernel)
-        gv.align = max(entry["temp_align"], 16)
-        gv.initializer = ir.Constant(gv.type.pointee, ir.Undefined)
+        gv.align = align
+    elif gv.value_type.count < nbytes or gv.align < align:
+        # the IR is printed once lowering is done: the uses made so far print the grown type too
+        gv.value_type = ir.ArrayType(ir.IntType(8), max(nbytes, gv.value_type.count))
+        gv.type = gv.value_type.as_pointer(nvvm.ADDRSPACE_SHARED)
+        gv.align = max(gv.align, align)
+    gv.initializer = ir.Constant(gv.value_type, ir.Undefined)
     return gv
 
 
@@ -410,7 +419,7 @@ def warp_temp_slot(builder, entry, lanes, slots):
     tid = _linear_tid(builder)
     slot = builder.add(builder.mul(builder.udiv(tid, ir.Constant(i32, 32)), ir.Constant(i32, 32 // lanes)),
                        builder.udiv(builder.urem(tid, ir.Constant(i32, 32)), ir.Constant(i32, lanes)))
-    base = builder.addrspacecast(auto_temp_storage(builder.module, entry, slots), I8P, "generic")
+    base = builder.addrspacecast(auto_temp_storage(builder.module, entry, slots, "warp"), I8P, "generic")
     return builder.gep(base, [builder.mul(slot, ir.Constant(i32, entry["temp_bytes"]))])
 
 

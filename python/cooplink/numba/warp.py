@@ -10,8 +10,9 @@ warp_sum(x, num_valid)` over the first num_valid lanes, `y = warp_exclusive_sum(
 warp_exclusive_scan(x[, initial], aggregate=<one-element array>)`. Thread t belongs to logical warp t // L
 when L divides 32; for other L, as in CUB, each hardware warp holds 32 // L whole logical warps and its
 remaining lanes must not call. Temp storage, when the primitive needs some (a lane count that is not a
-power of two) and the call is given none, is the calling logical warp's slot of a shared array sized for
-1024 threads, and the call ends with a __syncwarp of its lanes.
+power of two) and the call is given none, is the calling logical warp's slot of a shared array with a
+slot per logical warp of a 1024-thread block, which every such call of the kernel shares (it is as large
+as the largest of them needs); the call then ends with a __syncwarp of its lanes.
 """
 
 from numba.cuda import types
