@@ -118,6 +118,7 @@ static void sub_gen(coop_gen *sub, const coop_gen *gen, coop__inst *insts, size_
   sub->nvrtc_major = gen->nvrtc_major;
   sub->nvrtc_minor = gen->nvrtc_minor;
   sub->cccl_version = gen->cccl_version;
+  sub->ir_optimized = gen->ir_optimized;
   sub->probed = 1;
 }
 
@@ -477,6 +478,7 @@ static coop_result write_catalog_files(build *b, const char *dir)
       for (size_t k = 0; k < sizeof keys / sizeof *keys; ++k)
         json_object_set(cat, keys[k], json_object_get(index, keys[k]));
       json_object_set_new(cat, "units", json_string(getenv("COOPGEN_SINGLE_UNIT") ? "single" : gen->unit_per_symbol ? "symbol" : "instance"));
+      json_object_set_new(cat, "ir", json_string(gen->ir_optimized ? "optimized" : "plain"));
       json_object_set_new(cat, "bundles", json_integer((json_int_t)b->n_units));
       json_object_set_new(cat, "symbols", json_integer((json_int_t)gen->n_insts));
       json_object_set_new(cat, "index_sha256", json_string(isha));
@@ -586,7 +588,7 @@ coop_result coop_gen_write_catalog(coop_gen *gen, const char *dir)
     coop__str why = {0};
     b.lean = getenv("COOPGEN_NVRTC_ONLY") == NULL;
     for (int i = 0; i < b.n_archs && b.lean; ++i)
-      if (coop__lean_init(&b.lean_tc[i], b.archs[i], b.work, &why) != COOP_SUCCESS) b.lean = 0;
+      if (coop__lean_init(&b.lean_tc[i], b.archs[i], b.work, gen->ir_optimized, &why) != COOP_SUCCESS) b.lean = 0;
     if (!b.lean && why.len) coop__log(gen, "note: NVRTC compiles the catalog: %s", coop__str_get(&why));
     coop__str_free(&why);
     b.fatbin = coop__fatbinary_available();

@@ -44,7 +44,7 @@ typedef struct nv_opts {
   int n;
 } nv_opts;
 
-static void make_opts(nv_opts *o, int arch, int syntax_only)
+static void make_opts(nv_opts *o, int arch, int syntax_only, int optimized)
 {
   const char *root = coop__cuda_root();
   /* Both include paths, always: without the second, CCCL silently miscompiles (DESIGN.md). */
@@ -62,10 +62,12 @@ static void make_opts(nv_opts *o, int arch, int syntax_only)
   o->v[o->n++] = "-DCCCL_DISABLE_NVFP8_SUPPORT";
   o->v[o->n++] = "-DCCCL_DISABLE_NVFP6_SUPPORT";
   o->v[o->n++] = "-DCCCL_DISABLE_NVFP4_SUPPORT";
-  /* Plain LTO-IR, not pre-optimised (--gen-opt-lto): with pre-optimised wrappers nvJitLink's LTO leaves
-   * the caller's loops around the calls rolled (a Numba kernel's tile loop: 5.2% slower than the same
-   * kernel in CUDA C on the H200, 1.4% once plain), though the link takes 1.7x as long (bench/README.md). */
   o->v[o->n++] = syntax_only ? "-fdevice-syntax-only" : "-dlto";
+  /* "ir": "optimized" pre-optimises the IR (--gen-opt-lto): smaller bundles and links 1.7x as fast, but
+   * nvJitLink then leaves a caller's loop around the calls rolled when the caller's own IR was not
+   * optimised before the link (every Numba kernel: 1.3% slower on the H200); a CUDA C kernel's loops are
+   * unrolled by NVRTC before the link. Plain IR (the default) is what a whole-program build gives. */
+  if (optimized && !syntax_only) o->v[o->n++] = "--gen-opt-lto";
 }
 
 static void prim_headers(const char **srcs, const char **names)
@@ -171,7 +173,7 @@ static coop_result probe(coop_gen *gen, int arch)
     rc = COOP_ERROR_NVRTC;
   }
   nv_opts o;
-  make_opts(&o, arch, 1);
+  make_opts(&o, arch, 1, 0);
   if (!rc) {
     r = nvrtcCompileProgram(prog, o.n, o.v);
     if (r != NVRTC_SUCCESS) {
@@ -219,7 +221,7 @@ static coop_result probe(coop_gen *gen, int arch)
 
 typedef struct job {
   const char *src;
-  int arch;
+  int arch, optimized;
   char *ltoir;
   size_t size;
   coop_result rc;
@@ -244,7 +246,7 @@ static void run_job(job *j)
     return;
   }
   nv_opts o;
-  make_opts(&o, j->arch, 0);
+  make_opts(&o, j->arch, 0, j->optimized);
   r = nvrtcCompileProgram(prog, o.n, o.v);
   if (r != NVRTC_SUCCESS) {
     coop__str_printf(&j->log, "NVRTC failed for compute_%d: %s\n", j->arch, nvrtcGetErrorString(r));
@@ -321,6 +323,7 @@ coop_result coop__compile(coop_gen *gen, char **ltoir, size_t *ltoir_size)
   for (int i = 0; i < n; ++i) {
     jobs[i].src = coop__str_get(&src);
     jobs[i].arch = archs[i];
+    jobs[i].optimized = gen->ir_optimized;
   }
   pool p = {jobs, n, 0};
   int threads = coop__job_count(n);

@@ -10,14 +10,16 @@ static const char usage[] =
   "usage: coopgen [--spec FILE]... [--family F --type T,... --threads N,... [--op OP,...] [--items N,...]\n"
   "               [--algorithm A,...] [--variant V,...]] [--arch sm_XX,...] [--name NAME] [-o DIR]\n"
   "               (a warp family takes --warp LANES,... instead of --threads and --items)\n"
-  "               [--symbols FILE] [--print-source] [--catalog]\n"
+  "               [--symbols FILE] [--ir plain|optimized] [--print-source] [--catalog]\n"
   "Generates a cooplink bundle (manifest, C header, LTO-IR per arch) into DIR (default: .).\n"
   "With --catalog, writes a catalog instead: one small bundle per CUB instance, an index.json and one\n"
   "header NAME.h, compiled in parallel ($COOPGEN_JOBS), so that a link adds only what it calls.\n"
   "The flags --family .. --variant form one group, like one entry of a spec file's \"generate\" list;\n"
   "lists are comma separated and every valid combination is generated. --arch defaults to every arch\n"
   "from sm_75 up that NVRTC supports. --symbols FILE adds the symbols it lists (one device-ABI name per\n"
-  "line, as a link that generates on demand would). See include/cooplink/coopgen.h for the spec format.\n";
+  "line, as a link that generates on demand would). --ir optimized pre-optimises the LTO-IR (faster links;\n"
+  "a Numba kernel's loops around the calls then stay rolled), overriding a spec's \"ir\" (default plain).\n"
+  "See include/cooplink/coopgen.h for the spec format.\n";
 
 static int fail(coop_gen *gen, coop_result rc)
 {
@@ -36,12 +38,12 @@ static int fail(coop_gen *gen, coop_result rc)
 
 int main(int argc, char **argv)
 {
-  enum { O_SPEC = 256, O_FAMILY, O_TYPE, O_OP, O_THREADS, O_ITEMS, O_ALGO, O_VARIANT, O_ARCH, O_NAME, O_SOURCE, O_VER, O_CATALOG, O_SYMBOLS, O_WARP };
+  enum { O_SPEC = 256, O_FAMILY, O_TYPE, O_OP, O_THREADS, O_ITEMS, O_ALGO, O_VARIANT, O_ARCH, O_NAME, O_SOURCE, O_VER, O_CATALOG, O_SYMBOLS, O_WARP, O_IR };
   static const struct option longs[] = {
     {"spec", required_argument, 0, O_SPEC},       {"family", required_argument, 0, O_FAMILY},
     {"type", required_argument, 0, O_TYPE},       {"op", required_argument, 0, O_OP},
     {"threads", required_argument, 0, O_THREADS}, {"items", required_argument, 0, O_ITEMS},
-    {"warp", required_argument, 0, O_WARP},
+    {"warp", required_argument, 0, O_WARP},      {"ir", required_argument, 0, O_IR},
     {"algorithm", required_argument, 0, O_ALGO},  {"variant", required_argument, 0, O_VARIANT},
     {"arch", required_argument, 0, O_ARCH},       {"name", required_argument, 0, O_NAME},
     {"output", required_argument, 0, 'o'},        {"print-source", no_argument, 0, O_SOURCE},
@@ -52,7 +54,7 @@ int main(int argc, char **argv)
   coop_gen_group group = {0};
   const char *specs[64];
   int n_specs = 0;
-  const char *arch = NULL, *name = NULL, *out = ".", *symbols = NULL;
+  const char *arch = NULL, *name = NULL, *out = ".", *symbols = NULL, *ir = NULL;
   int print_source = 0, any_group = 0, catalog = 0;
   int c;
   opterr = 0;
@@ -79,6 +81,7 @@ int main(int argc, char **argv)
     case O_SOURCE: print_source = 1; break;
     case O_CATALOG: catalog = 1; break;
     case O_SYMBOLS: symbols = optarg; break;
+    case O_IR: ir = optarg; break;
     case O_VER: printf("coopgen %s\n", coop_version_string()); return 0;
     case 'h': fputs(usage, stdout); return 0;
     default:
@@ -101,6 +104,7 @@ int main(int argc, char **argv)
     fprintf(stderr, "coopgen: %s\n", coop_result_string(rc));
     return 1;
   }
+  if (ir && (rc = coop_gen_set_ir(gen, ir))) return fail(gen, rc);
   for (int i = 0; i < n_specs; ++i)
     if ((rc = coop_gen_add_spec_file(gen, specs[i]))) return fail(gen, rc);
   if (any_group && (rc = coop_gen_add_group(gen, &group))) return fail(gen, rc);

@@ -217,6 +217,7 @@ coop_result coop__emit_manifest(coop__str *s, const coop_gen *gen, const char *h
     json_array_append_new(pays, p);
   }
   json_object_set_new(root, "archs", jarchs);
+  json_object_set_new(root, "ir", json_string(gen->ir_optimized ? "optimized" : "plain"));
   json_t *hdr = json_object();
   json_object_set_new(hdr, "file", json_string(header_file));
   json_object_set_new(hdr, "sha256", json_string(header_hash));

@@ -129,6 +129,19 @@ coop_result coop_gen_set_archs(coop_gen *gen, const char *archs)
   return rc;
 }
 
+coop_result coop_gen_set_ir(coop_gen *gen, const char *ir)
+{
+  if (!gen || !ir) return COOP_ERROR_INVALID_VALUE;
+  coop__str_clear(&gen->log);
+  if (strcmp(ir, "plain") != 0 && strcmp(ir, "optimized") != 0) {
+    coop__log(gen, "--ir: '%s' is not plain or optimized", ir);
+    return COOP_ERROR_SPEC_INVALID;
+  }
+  gen->ir_optimized = !strcmp(ir, "optimized");
+  gen->ir_forced = 1;
+  return COOP_SUCCESS;
+}
+
 coop_result coop_gen_get_symbol_count(const coop_gen *gen, size_t *count)
 {
   if (!gen || !count) return COOP_ERROR_INVALID_VALUE;

@@ -106,6 +106,8 @@ struct coop_gen {
   int nvrtc_major, nvrtc_minor, cccl_version; /* filled by the compile */
   int probed;                                 /* temp sizes and versions known: coop__compile skips the probe */
   int unit_per_symbol;                        /* catalog units of one symbol each (spec "units": "symbol") */
+  int ir_optimized;                           /* pre-optimised LTO-IR (spec "ir": "optimized", --ir) */
+  int ir_forced;                              /* set by coop_gen_set_ir: a spec's "ir" does not change it */
 };
 
 /* Builds the C prototype of inst ("void coop_...(const float *items, ...)") into s. */
@@ -149,7 +151,7 @@ typedef struct coop__lean {
   int ci_in, ci_out;      /* ... in cicc */
   int ci_side[7];         /* source names, then side files of cicc (-1 where absent) */
 } coop__lean;
-coop_result coop__lean_init(coop__lean *l, int arch, const char *workdir, coop__str *log);
+coop_result coop__lean_init(coop__lean *l, int arch, const char *workdir, int optimized, coop__str *log);
 void coop__lean_free(coop__lean *l);
 /* gcc -E (nvcc's command for the arch) of source (a file name in workdir) into out. */
 coop_result coop__lean_preprocess(const coop__lean *l, const char *workdir, const char *source, const char *out,

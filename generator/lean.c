@@ -1,5 +1,5 @@
 /* The catalog's compiler: the toolkit's own front end (cicc), run with exactly the commands nvcc would
- * run for `nvcc -rdc=true -fatbin -gencode arch=compute_XX,code=lto_XX`, taken from
+ * run for `nvcc -rdc=true -fatbin [-Xcicc -gen-opt-lto] -gencode arch=compute_XX,code=lto_XX`, taken from
  * `nvcc --dryrun` once per arch.
  *
  * Why not NVRTC: NVRTC emits every constexpr static member of every class the CUB headers instantiate
@@ -151,7 +151,7 @@ static void expand(coop__str *out, const char *text, char **names, char **values
   }
 }
 
-coop_result coop__lean_init(coop__lean *l, int arch, const char *workdir, coop__str *log)
+coop_result coop__lean_init(coop__lean *l, int arch, const char *workdir, int optimized, coop__str *log)
 {
   memset(l, 0, sizeof *l);
   l->arch = arch;
@@ -172,10 +172,10 @@ coop_result coop__lean_init(coop__lean *l, int arch, const char *workdir, coop__
   snprintf(gencode, sizeof gencode, "arch=compute_%d,code=lto_%d", arch, arch);
   /* The same options as the NVRTC path (compile.c make_opts), in nvcc's spelling. */
   snprintf(cmd, sizeof cmd,
-           "cd '%s' && '%s' --dryrun -std=c++17 -rdc=true -fatbin -DCCCL_DISABLE_NVFP8_SUPPORT "
+           "cd '%s' && '%s' --dryrun -std=c++17 -rdc=true -fatbin %s-DCCCL_DISABLE_NVFP8_SUPPORT "
            "-DCCCL_DISABLE_NVFP6_SUPPORT -DCCCL_DISABLE_NVFP4_SUPPORT -gencode %s coopgen_dryrun.cu -o "
            "coopgen_dryrun.fatbin 2>&1",
-           workdir, nvcc, gencode);
+           workdir, nvcc, optimized ? "-Xcicc -gen-opt-lto " : "", gencode);
   FILE *p = popen(cmd, "r");
   if (!p) {
     coop__str_printf(log, "cannot run %s --dryrun\n", nvcc);

@@ -564,8 +564,8 @@ static coop_result load_doc(coop_gen *gen, yaml_document_t *doc, const char *lab
     return COOP_ERROR_SPEC_INVALID;
   }
   if (root->type != YAML_MAPPING_NODE) return yerr(&y, root, "the spec must be a mapping, got %s", node_kind(root));
-  static const char *const top_keys[] = {"name", "arch", "units", "generate"};
-  coop_result rc = check_keys(&y, root, top_keys, 4);
+  static const char *const top_keys[] = {"name", "arch", "units", "ir", "generate"};
+  coop_result rc = check_keys(&y, root, top_keys, 5);
   if (rc) return rc;
 
   /* Validate everything into a scratch handle first, so a failing file leaves gen unchanged. */
@@ -597,6 +597,16 @@ static coop_result load_doc(coop_gen *gen, yaml_document_t *doc, const char *lab
       goto fail;
     }
     units_value = !strcmp(u, "symbol");
+  }
+  yaml_node_t *ir = map_get(&y, root, "ir", &kn);
+  int ir_value = -1;
+  if (ir) {
+    const char *u = ir->type == YAML_SCALAR_NODE ? (const char *)ir->data.scalar.value : NULL;
+    if (!u || (strcmp(u, "plain") != 0 && strcmp(u, "optimized") != 0)) {
+      rc = yerr(&ys, ir, "'ir' must be plain or optimized");
+      goto fail;
+    }
+    ir_value = !strcmp(u, "optimized");
   }
   yaml_node_t *arch = map_get(&y, root, "arch", &kn);
   if (arch) {
@@ -696,6 +706,7 @@ static coop_result load_doc(coop_gen *gen, yaml_document_t *doc, const char *lab
     gen->n_archs = scratch.n_archs;
   }
   if (units_value >= 0) gen->unit_per_symbol = units_value;
+  if (ir_value >= 0 && !gen->ir_forced) gen->ir_optimized = ir_value;
   coop__str_free(&scratch.log);
   return COOP_SUCCESS;
 fail:

@@ -31,7 +31,8 @@ static void expect_group(coop_gen_group g, coop_result rc, const char *message)
 Test(spec, unknown_family)
 {
   expect_group(GROUP(.family = "block_foo", .type = "f32", .threads = "128"), E,
-               "--family: unknown family 'block_foo' (known: block_load block_store block_reduce block_scan)\n");
+               "--family: unknown family 'block_foo' (known: block_load block_store block_reduce block_scan warp_reduce "
+               "warp_scan)\n");
 }
 Test(spec, unknown_type)
 {
@@ -279,12 +280,12 @@ Test(spec, file_missing_field_names_group)
 Test(spec, file_unknown_key)
 {
   expect_spec("{\"name\": \"t\", \"generat\": []}", E,
-              "spec.json:1:15: unknown key 'generat' (known: name arch units generate)\n");
+              "spec.json:1:15: unknown key 'generat' (known: name arch units ir generate)\n");
 }
 Test(spec, file_unknown_group_key)
 {
   expect_spec("{\"generate\": [{\"family\": \"block_load\", \"types\": \"f32\", \"threads\": 32}]}", E,
-              "spec.json:1:40: unknown key 'types' (known: family type op threads items algorithm variant)\n");
+              "spec.json:1:40: unknown key 'types' (known: family type op threads items algorithm variant warp)\n");
 }
 Test(spec, file_duplicate_key)
 {
@@ -354,4 +355,38 @@ Test(spec, cli_error_exit_code_message_and_nothing_written)
   free(out);
   free(cmd);
   free(dir);
+}
+
+Test(spec, warp_families)
+{
+  expect_group(GROUP(.family = "warp_reduce", .type = "f32", .op = "sum", .warp = "33"), E,
+               "--warp: logical warp size '33' out of range (1 to 32 lanes)\n");
+  expect_group(GROUP(.family = "warp_scan", .type = "f32", .op = "sum", .warp = "8", .threads = "32"), E,
+               "--threads: warp_scan takes no --threads (a warp primitive takes the logical warp's lanes, with "
+               "warp, and one item per lane)\n");
+  expect_group(GROUP(.family = "warp_reduce", .type = "f32", .op = "sum", .warp = "8", .algorithm = "raking"), E,
+               "--algorithm: warp_reduce takes no --algorithm (CUB chooses it: shuffles for a power-of-two warp, "
+               "shared memory otherwise)\n");
+  expect_group(GROUP(.family = "warp_reduce", .type = "f32", .op = "sum"), E,
+               "flags: missing --warp (required for warp_reduce)\n");
+  expect_group(GROUP(.family = "block_reduce", .type = "f32", .op = "sum", .threads = "32", .warp = "8"), E,
+               "--warp: block_reduce takes no --warp\n");
+  coop_gen_group ok = {.family = "warp_scan", .type = "i32", .op = "sum,max", .warp = "7,32", .variant = "inclusive"};
+  cr_assert_eq(coop_gen_add_group(gen, &ok), COOP_SUCCESS);
+  size_t n = 0;
+  coop_gen_get_symbol_count(gen, &n);
+  cr_assert_eq(n, 4);
+  cr_assert_eq(coop_gen_add_symbol(gen, "coop_warp_reduce_max_partial_u8_w12"), COOP_SUCCESS);
+  cr_assert_eq(coop_gen_add_symbol(gen, "coop_warp_reduce_max_u8_w0"), E);
+  char *log = coopt_gen_log(gen);
+  cr_assert_str_eq(log, "coop_warp_reduce_max_u8_w0: logical warp size '0' out of range (1 to 32 lanes)\n");
+  free(log);
+}
+Test(spec, file_ir)
+{
+  expect_spec("{\"name\": \"t\", \"ir\": \"fast\"}", E, "spec.json:1:21: 'ir' must be plain or optimized\n");
+  cr_assert_eq(coop_gen_set_ir(gen, "quick"), E);
+  char *log = coopt_gen_log(gen);
+  cr_assert_str_eq(log, "--ir: 'quick' is not plain or optimized\n");
+  free(log);
 }
