@@ -36,22 +36,23 @@ static const char *SYMS[] = {"coop_block_load_f32_t256_i4_striped", "coop_block_
 
 static int arch = 90, reps = 15;
 
-static coop_gen *three(const char *archs)
+static coop_gen *three(const char *archs, const char *ir)
 {
   coop_gen *g = NULL;
-  if (coop_gen_create(&g) || coop_gen_set_name(g, "exact") || (archs && coop_gen_set_archs(g, archs)))
+  if (coop_gen_create(&g) || coop_gen_set_name(g, "exact") || (archs && coop_gen_set_archs(g, archs)) ||
+      coop_gen_set_ir(g, ir))
     DIE("coop_gen setup");
   for (int i = 0; i < 3; ++i)
     if (coop_gen_add_symbol(g, SYMS[i])) DIE("coop_gen_add_symbol %s", SYMS[i]);
   return g;
 }
 
-static void build_exact(const char *dir, const char *archs, int single)
+static void build_exact(const char *dir, const char *archs, const char *ir, int single)
 {
   char idx[1200];
   snprintf(idx, sizeof idx, "%s/index.json", dir);
   if (access(idx, F_OK) == 0) return; /* kept between runs */
-  coop_gen *g = three(archs);
+  coop_gen *g = three(archs, ir);
   if (single) setenv("COOPGEN_SINGLE_UNIT", "1", 1);
   coop_result rc = coop_gen_write_catalog(g, dir);
   unsetenv("COOPGEN_SINGLE_UNIT");
@@ -60,6 +61,22 @@ static void build_exact(const char *dir, const char *archs, int single)
 }
 
 /* The catalog's archs as a comma list. */
+/* The catalog's IR form (catalog.json "ir"; catalogs from before it was recorded were pre-optimised),
+ * so that the exact bundles are built the same way. */
+static const char *catalog_ir(const char *dir)
+{
+  char path[1200];
+  snprintf(path, sizeof path, "%s/catalog.json", dir);
+  json_error_t je;
+  json_t *c = json_load_file(path, 0, &je);
+  if (!c) DIE("%s: %s", path, je.text);
+  const char *ir = json_string_value(json_object_get(c, "ir"));
+  static char out[16];
+  snprintf(out, sizeof out, "%s", ir ? ir : "optimized");
+  json_decref(c);
+  return out;
+}
+
 static char *catalog_archs(const char *dir)
 {
   char path[1200];
@@ -143,24 +160,26 @@ static void ratio_row(const char *what, double *num, double *den, int n, int inv
 
 int main(int argc, char **argv)
 {
-  const char *catalog = NULL, *work = "/tmp/coop_catalog_bench";
+  const char *catalog = NULL, *work = "/tmp/coop_catalog_bench", *form_given = NULL;
   for (int i = 1; i < argc; ++i) {
     if (!strcmp(argv[i], "--catalog") && i + 1 < argc) catalog = argv[++i];
     else if (!strcmp(argv[i], "--reps") && i + 1 < argc) reps = atoi(argv[++i]);
     else if (!strcmp(argv[i], "--arch") && i + 1 < argc) arch = atoi(argv[++i]);
     else if (!strcmp(argv[i], "--work") && i + 1 < argc) work = argv[++i];
     else if (!strcmp(argv[i], "--cooplink") && i + 1 < argc) cooplink = argv[++i];
-    else DIE("usage: catalog_bench --catalog DIR [--reps N] [--arch N] [--work DIR] [--cooplink PATH]");
+    else if (!strcmp(argv[i], "--ir") && i + 1 < argc) form_given = argv[++i];
+    else DIE("usage: catalog_bench --catalog DIR [--reps N] [--arch N] [--work DIR] [--cooplink PATH] [--ir FORM]");
   }
   if (!catalog || reps < 3) DIE("catalog_bench: --catalog DIR is required (and --reps >= 3)");
   char e1[1100], e3[1100];
-  snprintf(e1, sizeof e1, "%s/exact1", work);
-  snprintf(e3, sizeof e3, "%s/exact3", work);
+  const char *form = form_given ? form_given : catalog_ir(catalog); /* --ir: a catalog that does not say */
+  snprintf(e1, sizeof e1, "%s/exact1-%s", work, form);
+  snprintf(e3, sizeof e3, "%s/exact3-%s", work, form);
   snprintf(kpath, sizeof kpath, "%s/k.ltoir", work);
   snprintf(opath, sizeof opath, "%s/k.cubin", work);
   char *archs = catalog_archs(catalog);
-  build_exact(e1, archs, 1);
-  build_exact(e3, archs, 0);
+  build_exact(e1, archs, form, 1);
+  build_exact(e3, archs, form, 0);
   coopt_blob ir = {0};
   char *log = NULL;
   if (coopt_compile(bench_kernel_three, arch, NULL, &ir, &log)) DIE("kernel: %s", log);
@@ -168,7 +187,7 @@ int main(int argc, char **argv)
   kir_size = ir.size;
   FILE *f = fopen(kpath, "wb");
   if (!f || fwrite(kir, 1, kir_size, f) != kir_size || fclose(f)) DIE("%s: cannot write", kpath);
-  coop_gen *g = three(NULL);
+  coop_gen *g = three(NULL, form);
 
   size_t nb = 0, ns = 0;
   {
@@ -207,8 +226,8 @@ int main(int argc, char **argv)
       if (m[k][r] < 0) DIE("%s failed", names[k]);
     }
   }
-  printf("| what (sm_%d, %d repetitions; catalog %s: %zu bundles, %zu symbols; the kernel adds %zu) | time |\n", arch,
-         reps, catalog, nb, ns, full_bundles);
+  printf("| what (sm_%d, %d repetitions; catalog %s: %zu bundles, %zu symbols, %s IR; the kernel adds %zu) | time |\n",
+         arch, reps, catalog, nb, ns, form, full_bundles);
   printf("|---|---|\n");
   printf("| first NVRTC compile / first library link of the process | %.1f ms / %.1f ms |\n", first_nvrtc * 1e3,
          first_lib * 1e3);
