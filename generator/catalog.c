@@ -54,12 +54,13 @@ static void unit_key(char *out, size_t size, const coop__inst *in, int per_symbo
     snprintf(out, size, "%s", in->symbol + 5);
     return;
   }
+  char op[64];
+  coop__op_spelling(in, op, sizeof op);
   if (f->scope == COOP__SCOPE_WARP)
-    snprintf(out, size, "%s_%s%s%s_%s", f->name, in->op >= 0 ? coop__ops[in->op].name : "", in->op >= 0 ? "_" : "",
-             coop__types[in->type].code, in->geom);
+    snprintf(out, size, "%s_%s%s%s_%s", f->name, op, in->op >= 0 ? "_" : "", coop__types[in->type].code, in->geom);
   else
-    snprintf(out, size, "%s_%s%s%s_%s_i%d_%s", f->name, in->op >= 0 ? coop__ops[in->op].name : "",
-             in->op >= 0 ? "_" : "", coop__types[in->type].code, in->geom, in->items, f->algos[in->algo].name);
+    snprintf(out, size, "%s_%s%s%s_%s_i%d_%s", f->name, op, in->op >= 0 ? "_" : "", coop__types[in->type].code,
+             in->geom, in->items, f->algos[in->algo].name);
 }
 
 /* A unit's bundle name: its key, or for a key longer than a bundle name may be, a prefix and a hash. */

@@ -12,6 +12,38 @@ static int param_present(const coop__inst *in, const coop__param *p)
   return p->name && !(p->skip_for_sum && in->op == 0);
 }
 
+/* The functor of a custom operator for one type: calls the user's extern "C" function by name. */
+static void custom_functor_name(coop__str *s, const coop__inst *in)
+{
+  coop__str_printf(s, "coop_custom_%s_%s", in->custom, coop__types[in->type].code);
+}
+
+static void emit_custom_ops(coop__str *s, const coop_gen *gen, int preprocessed)
+{
+  const char *dev = preprocessed ? "__attribute__((device))" : "__device__";
+  const char *inl = preprocessed ? "__attribute__((device)) __attribute__((always_inline)) inline" : "__device__ __forceinline__";
+  for (size_t i = 0; i < gen->n_insts; ++i) {
+    const coop__inst *in = &gen->insts[i];
+    if (in->op != COOP__OP_CUSTOM) continue;
+    int seen = 0, declared = 0;
+    for (size_t k = 0; k < i && !seen; ++k) {
+      const coop__inst *o = &gen->insts[k];
+      if (o->op != COOP__OP_CUSTOM || strcmp(o->custom, in->custom)) continue;
+      declared = 1;
+      seen = o->type == in->type;
+    }
+    if (seen) continue;
+    const char *T = coop__types[in->type].cpp;
+    if (!declared) /* one declaration per name: every type calls the same C symbol */
+      coop__str_printf(s, "extern \"C\" %s void %s(const %s *a, const %s *b, %s *out);\n", dev, in->custom, T, T, T);
+    coop__str_add(s, "struct ");
+    custom_functor_name(s, in);
+    coop__str_printf(s, "\n{\n  %s %s operator()(const %s &a, const %s &b) const\n  {\n    %s r;\n"
+                        "    ::%s(&a, &b, &r);\n    return r;\n  }\n};\n\n",
+                     inl, T, T, T, T, in->custom);
+  }
+}
+
 static void param_decl(coop__str *s, const char *elem, const coop__param *p)
 {
   switch (p->kind) {
@@ -60,6 +92,7 @@ static void tmpl_instance(coop__str *s, const coop__inst *in)
 
 void coop__emit_wrappers(coop__str *s, const coop_gen *gen, int with_checks, int preprocessed)
 {
+  emit_custom_ops(s, gen, preprocessed);
   for (size_t i = 0; i < gen->n_insts; ++i) {
     const coop__inst *in = &gen->insts[i];
     const coop__family *f = &coop__families[in->fam];
@@ -82,7 +115,13 @@ void coop__emit_wrappers(coop__str *s, const coop_gen *gen, int with_checks, int
       coop__str_printf(s, "%s%s", first ? "" : ", ", v->params[k].name);
       first = 0;
     }
-    if (in->op >= 0 && !sum_form) coop__str_printf(s, ", %s{}", coop__ops[in->op].functor);
+    if (in->op == COOP__OP_CUSTOM) {
+      coop__str_add(s, ", ");
+      custom_functor_name(s, in);
+      coop__str_add(s, "{}");
+    } else if (in->op >= 0 && !sum_form) {
+      coop__str_printf(s, ", %s{}", coop__ops[in->op].functor);
+    }
     coop__str_add(s, ");\n}\n\n");
   }
 }
@@ -155,6 +194,15 @@ void coop__emit_header(coop__str *s, const coop_gen *gen)
   if (f16) coop__str_add(s, "#include <cuda_fp16.h>\n");
   if (bf16) coop__str_add(s, "#include <cuda_bf16.h>\n");
   coop__str_add(s, "\n#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n");
+  for (size_t i = 0; i < gen->n_insts; ++i) { /* the custom operators the bundle calls: the user defines them */
+    const coop__inst *in = &gen->insts[i];
+    int seen = in->op != COOP__OP_CUSTOM;
+    for (size_t k = 0; k < i && !seen; ++k) seen = gen->insts[k].op == COOP__OP_CUSTOM && !strcmp(gen->insts[k].custom, in->custom);
+    if (seen) continue;
+    const char *T = coop__types[in->type].ctype;
+    coop__str_printf(s, "__device__ void %s(const %s *a, const %s *b, %s *out); /* your operator */\n", in->custom, T, T,
+                     T);
+  }
   for (size_t i = 0; i < gen->n_insts; ++i) {
     coop__str_add(s, "__device__ ");
     coop__signature(s, &gen->insts[i]);
@@ -232,7 +280,8 @@ coop_result coop__emit_manifest(coop__str *s, const coop_gen *gen, const char *h
     json_object_set_new(o, "family", json_string(f->name));
     json_object_set_new(o, "variant", json_string(v->name));
     json_object_set_new(o, "type", json_string(coop__types[in->type].code));
-    json_object_set_new(o, "op", in->op >= 0 ? json_string(coop__ops[in->op].name) : json_null());
+    char opname[64];
+    json_object_set_new(o, "op", in->op >= 0 ? json_string(coop__op_spelling(in, opname, sizeof opname)) : json_null());
     json_object_set_new(o, "algorithm", in->algo >= 0 ? json_string(f->algos[in->algo].name) : json_null());
     int warp = f->scope == COOP__SCOPE_WARP;
     json_object_set_new(o, "scope", json_string(warp ? "warp" : "block"));
@@ -277,7 +326,19 @@ coop_result coop__emit_manifest(coop__str *s, const coop_gen *gen, const char *h
     coop__str_free(&sig);
     json_object_set_new(o, "temp_bytes", json_integer((json_int_t)in->temp_bytes));
     json_object_set_new(o, "temp_align", json_integer((json_int_t)in->temp_align));
-    json_object_set_new(o, "needs", json_array());
+    json_t *needs = json_array();
+    if (in->op == COOP__OP_CUSTOM) { /* the operator the user's link must define */
+      json_t *nd = json_object();
+      json_object_set_new(nd, "name", json_string(in->custom));
+      json_object_set_new(nd, "kind", json_string("operator"));
+      coop__str d = {0};
+      const char *T = coop__types[in->type].ctype;
+      coop__str_printf(&d, "extern \"C\" __device__ void %s(const %s *a, const %s *b, %s *out)", in->custom, T, T, T);
+      json_object_set_new(nd, "signature", json_string(coop__str_get(&d)));
+      coop__str_free(&d);
+      json_array_append_new(needs, nd);
+    }
+    json_object_set_new(o, "needs", needs);
     json_array_append_new(syms, o);
   }
   json_object_set_new(root, "symbols", syms);

@@ -78,9 +78,14 @@ extern const coop__op coop__ops[];
 extern const int coop__n_ops;
 extern const coop__family coop__families[];
 
+/* A user's operator (op "custom:<name>"): the wrapper calls extern "C" __device__ void <name>(const T *a,
+ * const T *b, T *out), which the user's link supplies. */
+#define COOP__OP_CUSTOM 1000
+
 /* One instantiation: one C-ABI symbol. */
 typedef struct coop__inst {
-  int fam, variant, type, op /* -1 if none */, algo /* -1 for a family without algorithms */;
+  int fam, variant, type, op /* -1 if none, COOP__OP_CUSTOM */, algo /* -1 for a family without algorithms */;
+  char custom[48]; /* the custom operator's name */
   int bx, by, bz, items; /* a warp family: bx is the logical warp's lanes, by = bz = items = 1 */
   char symbol[160];
   char geom[32];
@@ -110,6 +115,8 @@ struct coop_gen {
   int ir_forced;                              /* set by coop_gen_set_ir: a spec's "ir" does not change it */
 };
 
+/* The op as the symbol spells it ("sum", "custom_my_add"), or "" for a family without ops. */
+const char *coop__op_spelling(const coop__inst *in, char *buf, size_t size);
 /* Builds the C prototype of inst ("void coop_...(const float *items, ...)") into s. */
 void coop__signature(coop__str *s, const coop__inst *inst);
 /* Appends "T *name" for a parameter. */

@@ -101,12 +101,21 @@ static int parse_int(const char *text, int *out)
 
 typedef struct parsed {
   int fam;
+  char custom[MAX_VALUES][48]; /* the name of ops[i] == COOP__OP_CUSTOM + i */
   int types[MAX_VALUES], ops[MAX_VALUES], threads[MAX_VALUES][3], items[MAX_VALUES], algos[MAX_VALUES],
     variants[MAX_VALUES];
   int n_types, n_ops, n_threads, n_items, n_algos, n_variants;
 } parsed;
 
-static int valid_op_type(int op, int type) { return !coop__ops[op].bitwise || coop__types[type].is_int; }
+static int valid_op_type(int op, int type)
+{
+  return op >= COOP__OP_CUSTOM || !coop__ops[op].bitwise || coop__types[type].is_int;
+}
+/* CUB's commutative-only algorithms reorder operands: a custom operator is not known to commute. */
+static int valid_algo_op(const coop__family *fam, int algo, int op)
+{
+  return op < COOP__OP_CUSTOM || algo < 0 || strcmp(fam->algos[algo].name, "raking_comm") != 0;
+}
 static int valid_algo_threads(const coop__family *fam, int algo, const int t[3])
 {
   return algo < 0 || !fam->algos[algo].warp_multiple || (t[0] * t[1] * t[2]) % 32 == 0;
@@ -135,8 +144,8 @@ static void make_symbol(coop__inst *in)
 {
   const coop__family *fam = &coop__families[in->fam];
   const coop__variant *var = &fam->variants[in->variant];
-  char stem[64];
-  snprintf(stem, sizeof stem, var->stem, in->op >= 0 ? coop__ops[in->op].name : "");
+  char stem[96], op[64];
+  snprintf(stem, sizeof stem, var->stem, coop__op_spelling(in, op, sizeof op));
   if (fam->scope == COOP__SCOPE_WARP) {
     snprintf(in->geom, sizeof in->geom, "w%d", in->bx);
     snprintf(in->symbol, sizeof in->symbol, "coop_warp_%s_%s_%s", stem, coop__types[in->type].code, in->geom);
@@ -232,10 +241,45 @@ static coop_result check_group(coop_gen *gen, const sgroup *g)
   }
   l = &g->f[F_OP];
   for (int i = 0; i < l->n; ++i) {
+    if (strncmp(l->v[i].text, "custom:", 7) == 0) {
+      const char *nm = l->v[i].text + 7;
+      size_t len = strlen(nm);
+      int ok = len >= 1 && len <= 40 && ((nm[0] >= 'a' && nm[0] <= 'z') || nm[0] == '_');
+      for (size_t c = 0; ok && c < len; ++c)
+        ok = (nm[c] >= 'a' && nm[c] <= 'z') || (nm[c] >= '0' && nm[c] <= '9') || nm[c] == '_';
+      if (!ok) {
+        coop__log(gen, "%s: invalid custom operator '%s' (custom:<name>, the name of an extern \"C\" __device__ "
+                  "function: 1 to 40 of a-z 0-9 _, not starting with a digit)", l->v[i].where, l->v[i].text);
+        goto out;
+      }
+      /* a variant's suffix would make the symbol ambiguous (reduce_custom_x_partial) */
+      if ((len >= 8 && !strcmp(nm + len - 8, "_partial")) || (len >= 7 && !strcmp(nm + len - 7, "_prefix"))) {
+        coop__log(gen, "%s: custom operator '%s' ends like a variant of the symbol (_partial, _prefix); rename it",
+                  l->v[i].where, l->v[i].text);
+        goto out;
+      }
+      if (p->n_types > 1) {
+        coop__log(gen, "%s: custom operator '%s' is one C function, so it takes one type, got %d", l->v[i].where,
+                  l->v[i].text, p->n_types);
+        goto out;
+      }
+      for (size_t k = 0; k < gen->n_insts; ++k)
+        if (gen->insts[k].op == COOP__OP_CUSTOM && !strcmp(gen->insts[k].custom, nm) && p->n_types == 1 &&
+            gen->insts[k].type != p->types[0]) {
+          coop__log(gen, "%s: custom operator '%s' is one C function; %s already uses it for %s", l->v[i].where,
+                    l->v[i].text, gen->insts[k].where, coop__types[gen->insts[k].type].code);
+          goto out;
+        }
+      snprintf(p->custom[p->n_ops], sizeof p->custom[0], "%s", nm);
+      p->ops[p->n_ops] = COOP__OP_CUSTOM + p->n_ops;
+      ++p->n_ops;
+      continue;
+    }
     int o = find_name(l->v[i].text, &coop__ops[0].name, sizeof coop__ops[0], coop__n_ops);
     if (o < 0) {
       list_names(&known, coop__ops, sizeof coop__ops[0], coop__n_ops);
-      coop__log(gen, "%s: unknown op '%s' (known: %s)", l->v[i].where, l->v[i].text, coop__str_get(&known));
+      coop__log(gen, "%s: unknown op '%s' (known: %s, custom:<name>)", l->v[i].where, l->v[i].text,
+                coop__str_get(&known));
       goto out;
     }
     p->ops[p->n_ops++] = o;
@@ -350,6 +394,27 @@ static coop_result check_group(coop_gen *gen, const sgroup *g)
     }
   }
 
+  for (int i = 0; i < p->n_ops; ++i) {
+    int ok = 0, a;
+    for (a = 0; a < p->n_algos; ++a) ok |= valid_algo_op(fam, p->algos[a], p->ops[i]);
+    if (!ok) {
+      coop__log(gen, "%s: op '%s' with algorithm 'raking_comm': CUB's commutative-only reduction reorders "
+                "operands, and a custom operator is not known to commute (use raking or warp_reductions)",
+                g->f[F_OP].v[i].where, g->f[F_OP].v[i].text);
+      goto out;
+    }
+  }
+  for (int a = 0; a < p->n_algos; ++a) {
+    int ok = 0;
+    for (int i = 0; i < p->n_ops; ++i) ok |= valid_algo_op(fam, p->algos[a], p->ops[i]);
+    if (!ok) {
+      coop__log(gen, "%s: algorithm 'raking_comm' reorders operands, and every requested op is a custom operator, "
+                "not known to commute (use raking or warp_reductions)",
+                g->f[F_ALGORITHM].given ? g->f[F_ALGORITHM].v[a].where : g->where);
+      goto out;
+    }
+  }
+
   /* Expand; a partial reduce has one item per thread whatever items says, so dedupe within the group. */
   coop__inst *arr = NULL;
   size_t n = 0, cap = 0;
@@ -363,13 +428,15 @@ static coop_result check_group(coop_gen *gen, const sgroup *g)
               in.fam = p->fam;
               in.variant = p->variants[v];
               in.type = p->types[ty];
-              in.op = p->ops[o];
+              in.op = p->ops[o] >= COOP__OP_CUSTOM ? COOP__OP_CUSTOM : p->ops[o];
+              if (in.op == COOP__OP_CUSTOM) snprintf(in.custom, sizeof in.custom, "%s", p->custom[o]);
               in.algo = p->algos[a];
               in.bx = p->threads[t][0];
               in.by = p->threads[t][1];
               in.bz = p->threads[t][2];
               in.items = fam->variants[in.variant].single_item ? 1 : p->items[it];
               if (in.op >= 0 && !valid_op_type(in.op, in.type)) continue;
+              if (!valid_algo_op(fam, in.algo, in.op)) continue;
               if (!valid_algo_threads(fam, in.algo, p->threads[t])) continue;
               make_symbol(&in);
               int dup = 0;
@@ -792,6 +859,20 @@ static int try_symbol_group(coop_gen *gen, const coop_gen_group *g, const char *
 static int for_stem(coop_gen *gen, const coop__family *fam, const char *stem, coop_gen_group g, const char *symbol,
                     char *reason, size_t size)
 {
+  for (int v = 0; v < fam->n_variants && fam->uses_op; ++v) { /* a custom op: <before>custom_<name><after> */
+    const char *pat = fam->variants[v].stem, *pc = strstr(pat, "%s");
+    size_t before = (size_t)(pc - pat), after = strlen(pc + 2), n = strlen(stem);
+    if (n <= before + after + 7 || strncmp(stem, pat, before) || strcmp(stem + n - after, pc + 2) ||
+        strncmp(stem + before, "custom_", 7))
+      continue;
+    char op[64];
+    snprintf(op, sizeof op, "custom:%.*s", (int)(n - after - before - 7), stem + before + 7);
+    g.family = fam->name;
+    g.op = op;
+    g.variant = fam->variants[v].name;
+    int r = try_symbol_group(gen, &g, symbol, reason, size);
+    if (r) return r;
+  }
   for (int v = 0; v < fam->n_variants; ++v)
     for (int o = fam->uses_op ? 0 : -1; o < (fam->uses_op ? coop__n_ops : 0); ++o) {
       char want[64];

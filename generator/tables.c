@@ -1,6 +1,8 @@
 /* The device ABI of DESIGN.md as data: types, operators, families, algorithms, variants. */
 #include "gen.h"
 
+#include <stdio.h>
+
 const coop__type coop__types[] = {
   {"i8", "int8_t", "cuda::std::int8_t", 1},          {"i16", "int16_t", "cuda::std::int16_t", 1},
   {"i32", "int32_t", "cuda::std::int32_t", 1},       {"i64", "int64_t", "cuda::std::int64_t", 1},
@@ -17,6 +19,13 @@ const coop__op coop__ops[] = {
   {"xor", "coop::op_xor", 1},
 };
 const int coop__n_ops = sizeof coop__ops / sizeof coop__ops[0];
+
+const char *coop__op_spelling(const coop__inst *in, char *buf, size_t size)
+{
+  if (in->op == COOP__OP_CUSTOM) snprintf(buf, size, "custom_%s", in->custom);
+  else snprintf(buf, size, "%s", in->op >= 0 ? coop__ops[in->op].name : "");
+  return buf;
+}
 
 static const coop__algo load_algos[] = {
   {"direct", "cub::BLOCK_LOAD_DIRECT", 0},

@@ -3,6 +3,7 @@
 
 #include <cooplink/version.h>
 #include <cuda.h>
+#include <jansson.h>
 #include <nvJitLink.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -158,6 +159,43 @@ static int unresolved_from_log(coop_linker *l, const char *error)
   return added;
 }
 
+/* A failed link that misses what a bundle's manifest lists under "needs" (a custom operator the user's
+ * code supplies): names the symbol that needs it and the signature to define. Returns 1 if it found one. */
+static int missing_needs(coop_linker *l, const coop__bundle *const *bundles, size_t n_bundles, const char *error)
+{
+  int found = 0;
+  const char *pat = "Unresolved extern function '";
+  for (const char *p = error; p && (p = strstr(p, pat));) {
+    p += strlen(pat);
+    const char *e = strchr(p, '\'');
+    if (!e || e - p >= 200) break;
+    char name[200];
+    snprintf(name, sizeof name, "%.*s", (int)(e - p), p);
+    p = e;
+    for (size_t b = 0; b < n_bundles; ++b) {
+      json_t *m = json_load_file(bundles[b]->manifest, 0, NULL);
+      size_t i, k;
+      json_t *sym, *need;
+      json_array_foreach(json_object_get(m, "symbols"), i, sym)
+      {
+        json_array_foreach(json_object_get(sym, "needs"), k, need)
+        {
+          if (strcmp(json_string_value(json_object_get(need, "name")) ? json_string_value(json_object_get(need, "name")) : "",
+                     name) != 0)
+            continue;
+          coop__lg(l, "%s (bundle %s) calls the %s '%s', which no input defines: define %s in the code you link",
+                   json_string_value(json_object_get(sym, "name")), bundles[b]->name,
+                   json_string_value(json_object_get(need, "kind")), name,
+                   json_string_value(json_object_get(need, "signature")));
+          found = 1;
+        }
+      }
+      json_decref(m);
+    }
+  }
+  return found;
+}
+
 static coop_result link_all(coop_linker *l)
 {
   const coop__bundle **bundles = NULL;
@@ -185,6 +223,8 @@ static coop_result link_all(coop_linker *l)
       for (size_t i = 0; i < n_bundles; ++i) free(payloads[i].data);
       continue; /* a symbol hidden in a fatbin or archive: resolve it too */
     }
+    if (rc == COOP_ERROR_NVJITLINK && error && missing_needs(l, bundles, n_bundles, error))
+      rc = COOP_ERROR_SYMBOL_MISSING;
     if (rc) coop__lg(l, "nvJitLink failed:\n%s", error ? error : "");
     free(l->info_log);
     l->info_log = info ? info : coop__strdup("");

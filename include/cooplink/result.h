@@ -34,7 +34,7 @@ extern "C" {
   X(COOP_ERROR_BUNDLE_PRODUCER_NEWER, 14, "a bundle was made by a newer NVRTC than this nvJitLink")        \
   X(COOP_ERROR_BUNDLE_HASH, 15, "a bundle payload does not match the hash in its manifest")               \
   X(COOP_ERROR_BUNDLE_ARCH, 16, "no bundle payload covers the target architecture")                       \
-  X(COOP_ERROR_SYMBOL_MISSING, 17, "a coop_ symbol the code needs is in no bundle of the catalog")        \
+  X(COOP_ERROR_SYMBOL_MISSING, 17, "a symbol the code needs is defined nowhere: a coop_ symbol in no bundle, or a custom operator in no input") \
   X(COOP_ERROR_SYMBOL_DUPLICATE, 18, "a coop_ symbol is defined by two bundles of the catalog")           \
   X(COOP_ERROR_CACHE, 19, "the link cache could not be used")                                             \
   X(COOP_ERROR_INPUT, 20, "a link input is malformed or of an unknown kind")                              \

@@ -166,3 +166,30 @@ Test(link, warp_scan, .timeout = 600)
                "  }\n"
                "  out[blockIdx.x * 32 + t] = b + agg;\n}\n");
 }
+
+Test(link, custom_operator, .timeout = 600)
+{
+  /* the user's operator, defined in the kernel's own code, called by block and warp primitives: inlined */
+  coop_gen_group g[] = {{.family = "block_reduce", .type = "f32", .op = "custom:mat", .threads = "128", .items = "4",
+                         .algorithm = "raking,warp_reductions"},
+                        {.family = "block_scan", .type = "f32", .op = "custom:mat", .threads = "128", .items = "4",
+                         .algorithm = "warp_scans", .variant = "exclusive,inclusive_prefix"},
+                        {.family = "warp_reduce", .type = "f32", .op = "custom:mat", .warp = "8,7"}};
+  check_family(g, 3,
+               "extern \"C\" __device__ void mat(const float *a, const float *b, float *out) { *out = *a * 2.0f - *b; }\n"
+               "extern \"C\" __global__ void __launch_bounds__(128) k(const float *in, float *out, int n) {\n"
+               "  __shared__ __align__(16) unsigned char temp[8192];\n"
+               "  const int t = threadIdx.x;\n"
+               "  float a[4], b[4], agg, run = 1.0f, init = 0.5f;\n"
+               "  for (int i = 0; i < 4; ++i) a[i] = in[t * 4 + i];\n"
+               "  coop_block_reduce_custom_mat_f32_t128_i4_raking(a, &agg, temp);\n"
+               "  __syncthreads();\n"
+               "  coop_block_exclusive_scan_custom_mat_f32_t128_i4_warp_scans(a, b, &init, 0, temp);\n"
+               "  __syncthreads();\n"
+               "  coop_block_inclusive_scan_custom_mat_prefix_f32_t128_i4_warp_scans(b, a, &run, temp);\n"
+               "  __syncthreads();\n"
+               "  float x = a[0] + agg, y, z;\n"
+               "  coop_warp_reduce_custom_mat_partial_f32_w8(&x, n, &y, 0);\n"
+               "  if ((t % 32) / 7 < 4) coop_warp_reduce_custom_mat_f32_w7(&y, &z, temp + ((t / 32) * 4 + (t % 32) / 7) * 64);\n"
+               "  out[t] = z + run;\n}\n");
+}

@@ -455,3 +455,37 @@ Test(linker, overlapping_generated_bundles_tolerated, .timeout = 300)
   free(spec);
   free(cache);
 }
+
+Test(linker, missing_custom_operator_is_named, .timeout = 300)
+{
+  /* a bundle that calls the user's operator my_add, linked with code that does not define it */
+  char *dir = coopt_tmpdir();
+  coop_gen_group g[] = {{.family = "block_reduce", .type = "f32", .op = "custom:my_add", .threads = "128",
+                         .items = "4", .algorithm = "raking", .variant = "full"}};
+  coopt_generate(g, 1, "cop", "sm_90", dir);
+  char *manifest = coopt_fmt("%s/cop.json", dir);
+  const char *src =
+    "#include \"cop.h\"\n"
+    "extern \"C\" __global__ void k(const float *in, float *out) {\n"
+    "  __shared__ __align__(16) unsigned char t[COOP_BLOCK_REDUCE_CUSTOM_MY_ADD_F32_T128_I4_RAKING_TEMP_BYTES];\n"
+    "  float it[4] = {in[0], in[1], in[2], in[3]}, a;\n"
+    "  coop_block_reduce_custom_my_add_f32_t128_i4_raking(it, &a, t);\n"
+    "  out[0] = a;\n}\n";
+  char *inc = coopt_fmt("-I%s", dir);
+  const char *opts[] = {"-arch=sm_90", "-cache=0", "-generate=0", inc};
+  coop_linker *l = NULL;
+  cr_assert_eq(coop_linker_create(&l, NULL, 4, opts), COOP_SUCCESS);
+  cr_assert_eq(coop_linker_add_file(l, COOP_INPUT_BUNDLE, manifest), COOP_SUCCESS);
+  cr_assert_eq(coop_linker_add_data(l, COOP_INPUT_CUDA, src, strlen(src), "k.cu"), COOP_SUCCESS);
+  cr_assert_eq(coop_linker_complete(l), COOP_ERROR_SYMBOL_MISSING);
+  char *log = coopt_linker_log(l);
+  cr_assert_not_null(strstr(log, "coop_block_reduce_custom_my_add_f32_t128_i4_raking (bundle cop) calls the operator "
+                                 "'my_add', which no input defines: define extern \"C\" __device__ void my_add(const "
+                                 "float *a, const float *b, float *out) in the code you link"),
+                     "%s", log);
+  free(log);
+  coop_linker_destroy(&l);
+  free(inc);
+  free(manifest);
+  free(dir);
+}

@@ -42,7 +42,7 @@ Test(spec, unknown_type)
 Test(spec, unknown_op)
 {
   expect_group(GROUP(.family = "block_reduce", .type = "f32", .op = "sum,avg", .threads = "128"), E,
-               "--op: unknown op 'avg' (known: sum min max prod and or xor)\n");
+               "--op: unknown op 'avg' (known: sum min max prod and or xor, custom:<name>)\n");
 }
 Test(spec, unknown_algorithm)
 {
@@ -389,4 +389,33 @@ Test(spec, file_ir)
   char *log = coopt_gen_log(gen);
   cr_assert_str_eq(log, "--ir: 'quick' is not plain or optimized\n");
   free(log);
+}
+Test(spec, custom_operators)
+{
+  expect_group(GROUP(.family = "block_reduce", .type = "f32", .op = "custom:My-op", .threads = "128"), E,
+               "--op: invalid custom operator 'custom:My-op' (custom:<name>, the name of an extern \"C\" __device__ "
+               "function: 1 to 40 of a-z 0-9 _, not starting with a digit)\n");
+  expect_group(GROUP(.family = "block_reduce", .type = "f32", .op = "custom:add_partial", .threads = "128"), E,
+               "--op: custom operator 'custom:add_partial' ends like a variant of the symbol (_partial, _prefix); "
+               "rename it\n");
+  expect_group(GROUP(.family = "block_scan", .type = "f32,f64", .op = "custom:mat", .threads = "128"), E,
+               "--op: custom operator 'custom:mat' is one C function, so it takes one type, got 2\n");
+  expect_group(GROUP(.family = "block_reduce", .type = "f32", .op = "custom:mat", .threads = "128",
+                     .algorithm = "raking_comm"), E,
+               "--op: op 'custom:mat' with algorithm 'raking_comm': CUB's commutative-only reduction reorders "
+               "operands, and a custom operator is not known to commute (use raking or warp_reductions)\n");
+  /* with another algorithm beside it, raking_comm is simply not paired with the custom op */
+  coop_gen_group ok = {.family = "block_reduce", .type = "f32", .op = "custom:mat,sum", .threads = "128",
+                       .algorithm = "raking,raking_comm", .variant = "full"};
+  cr_assert_eq(coop_gen_add_group(gen, &ok), COOP_SUCCESS);
+  size_t n = 0;
+  coop_gen_get_symbol_count(gen, &n);
+  cr_assert_eq(n, 3); /* custom+raking, sum+raking, sum+raking_comm */
+  coop_gen_group other = {.family = "warp_scan", .type = "f64", .op = "custom:mat", .warp = "8"};
+  cr_assert_eq(coop_gen_add_group(gen, &other), E);
+  char *log = coopt_gen_log(gen);
+  cr_assert_str_eq(log, "--op: custom operator 'custom:mat' is one C function; flags already uses it for f32\n");
+  free(log);
+  cr_assert_eq(coop_gen_add_symbol(gen, "coop_block_reduce_custom_mat_partial_f32_t128_i1_raking"), COOP_SUCCESS);
+  cr_assert_eq(coop_gen_add_symbol(gen, "coop_warp_exclusive_scan_custom_q_i32_w16"), COOP_SUCCESS);
 }
