@@ -288,11 +288,9 @@ def test_error_unknown_op_and_callable():
         coop.block.make_reduce(np.float32, T, "avg", I)
     assert str(e.value).startswith("binary_op='avg' is not a known operator")
 
-    def my_op(a, b):
-        return a if a > b else b
     with pytest.raises(ValueError) as e:
-        coop.block.make_reduce(np.float32, T, my_op, I)
-    assert str(e.value).startswith("binary_op='my_op': operators given as Python functions are not supported yet")
+        coop.block.make_reduce(np.float32, T, 3, I)
+    assert str(e.value).startswith("binary_op=3 is not a known operator")
 
 
 def test_error_prefix_callback():
@@ -420,3 +418,60 @@ def test_warp_errors():
     def k2(d_in, d_out):
         d_out[0] = coop.warp.sum(d_in[0], threads_in_warp=0)
     assert "coop.warp.sum: threads_in_warp=0: a logical warp has 1 to 32 threads" in _typing_error(k2)
+
+
+# ---------------------------------------------------------------- operators given as Python functions
+
+@pytest.fixture
+def device_functions_without_gpu(monkeypatch):
+    """numba-cuda asks the driver for the arch when it compiles a device function (the operator's); without
+    a GPU, answer sm_90, the arch these tests compile for."""
+    import numba.cuda.dispatcher as dispatcher
+
+    class Device:
+        compute_capability = (9, 0)
+    if not cuda.is_available():
+        monkeypatch.setattr(dispatcher, "get_current_device", lambda: Device())
+
+
+def test_python_function_operators(device_functions_without_gpu):
+    """A non-commutative Python operator in block reduce, block scan and warp reduce: one C-ABI device
+    function compiled by Numba, attached once, called by name from the generated bundles, all inlined."""
+    def mat(a, b):
+        return a * numba.float32(2) - b
+    red = coop.block.make_reduce(np.float32, 128, mat, 4, "raking")
+    scan = coop.block.make_exclusive_scan(np.float32, 128, mat, 4, initial_value=1.0, algorithm="warp_scans")
+    wr = coop.warp.make_reduce(np.float32, mat, 8)
+    assert red.name.startswith("block_reduce_custom_py_mat_") and red.name.endswith("_f32_f32_t128_i4_raking")
+
+    def k(d_in, d_out):
+        items = coop.local.array(4, numba.float32)
+        out = coop.local.array(4, numba.float32)
+        t = cuda.threadIdx.x
+        for i in range(4):
+            items[i] = d_in[t * 4 + i]
+        a = red(items)
+        scan(items, out)
+        d_out[t] = a + out[0] + wr(d_in[t])
+    out = compile_and_link(k, (F, F))
+    assert_inlined(out)
+    names = sorted(c.name for c in out["linkables"])
+    assert len(names) == 4 and sum(n.startswith("py_mat_") for n in names) == 1, names
+
+
+def test_python_function_operator_errors(device_functions_without_gpu):
+    def mat(a, b):
+        return a - b
+    for make in (lambda: coop.block.make_exclusive_scan(np.float32, 128, mat, 4),
+                 lambda: coop.warp.make_exclusive_scan(np.float32, mat, 8)):
+        with pytest.raises(ValueError) as e:
+            make()
+        assert str(e.value) == ("scan_op='mat': an exclusive scan with a Python function as its operator has no "
+                                "identity to start from: give initial_value=")
+    red = coop.block.make_reduce(np.float32, 128, mat, 4, "raking_commutative_only")
+
+    def k2(d_in, d_out):
+        items = coop.local.array(4, numba.float32)
+        d_out[0] = red(items)
+    text = _typing_error(k2)
+    assert "with algorithm 'raking_comm': CUB's commutative-only reduction reorders operands" in text, text

@@ -337,6 +337,8 @@ def emit_call(context, builder, sig, args, call):
     b, prim = call.binding, call.prim
     entry = b.entry
     context.active_code_library.add_linking_file(linkable(call.resolved))
+    if prim.custom is not None:  # the user's operator, compiled to LTO-IR for the kernel's arch
+        context.active_code_library.add_linking_file(prim.custom.linkable(prim.dtype, current_arch()))
     dtype = prim.dtype
     llt = context.get_value_type(dtype)
     argtys = [ir.IntType(32) if a.param["kind"] == "int" else I8P for a in b.args]

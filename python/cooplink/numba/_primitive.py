@@ -37,8 +37,9 @@ def _callable_ops():
 _CALLABLE_OPS = _callable_ops()
 
 
-def op_name(op, what="binary_op"):
-    """The ABI op of a string or callable, or ValueError naming it."""
+def op_name(op, what="binary_op", dtype=None):
+    """The ABI op of a string or callable, or ValueError naming it. Any other Python function (with the
+    element type known) is a custom operator: "custom_<its C name>"."""
     if isinstance(op, str):
         name = _OP_NAMES.get(op.lower())
     else:
@@ -47,9 +48,11 @@ def op_name(op, what="binary_op"):
         except TypeError:
             name = None
         if name is None and op is not None and callable(op):
-            raise ValueError(f"{what}={getattr(op, '__name__', op)!r}: operators given as Python functions are "
-                             f"not supported yet; use one of 'sum', 'prod', 'min', 'max', 'and', 'or', 'xor' "
-                             f"(or operator.add, numpy.maximum, ...)")
+            if dtype is None:
+                raise ValueError(f"{what}={getattr(op, '__name__', op)!r}: a Python function as the operator needs "
+                                 f"the element type")
+            from . import _custom
+            return _custom.custom_op(op, type_code(dtype)).spelling
     if name is None:
         raise ValueError(f"{what}={op!r} is not a known operator (use 'sum', 'prod', 'min', 'max', 'and', 'or', "
                          f"'xor', their cuda.coop spellings such as '+' or 'bit_and', or operator/numpy functions)")
@@ -136,6 +139,8 @@ class Primitive:
         self.algorithm, self.op, self.variants, self.initial = algorithm, op, variants, initial
         self.lanes = lanes
         self.code = type_code(dtype)
+        from . import _custom
+        self.custom = _custom.BY_SPELLING.get(op) if isinstance(op, str) else None
         if op in _abi.BITWISE_OPS and self.code not in _abi.INTEGER_CODES:
             raise ValueError(f"binary_op='{op}' is a bitwise operator; dtype={dtype} is not an integer type")
         if lanes is not None:
@@ -250,6 +255,9 @@ def identity(op, dtype):
         return 0
     if op == "prod":
         return 1
+    if isinstance(op, str) and op.startswith("custom_"):
+        raise errors.TypingError("an exclusive scan with a Python function as its operator has no identity to "
+                                 "start from: give initial_value= (or the call's initial value)")
     if code in ("f16", "bf16", "f32", "f64"):
         return float("inf") if op == "min" else float("-inf")
     info = np.iinfo(np.dtype(str(dtype)))

@@ -94,7 +94,7 @@ def make_reduce(dtype, threads_per_block, binary_op, items_per_thread=1, algorit
     """BlockReduce. In a kernel: agg = reduce(items) or reduce(item, num_valid); defined in thread 0."""
     _unsupported("methods", methods, "user-defined types are not supported yet")
     nb, block, items = _setup(dtype, threads_per_block, items_per_thread)
-    return _reduce(nb, block, items, algorithm, op_name(binary_op if binary_op is not None else "sum"))
+    return _reduce(nb, block, items, algorithm, op_name(binary_op if binary_op is not None else "sum", "binary_op", nb))
 
 
 def make_sum(dtype, threads_per_block, items_per_thread=1, algorithm="warp_reductions", methods=None):
@@ -111,11 +111,14 @@ def make_scan(dtype, threads_per_block, items_per_thread, initial_value=None, mo
                  "carries the total of earlier tiles")
     _unsupported("methods", methods, "user-defined types are not supported yet")
     nb, block, items = _setup(dtype, threads_per_block, items_per_thread)
-    op = op_name(scan_op, "scan_op")
+    op = op_name(scan_op, "scan_op", nb)
     if initial_value is not None and op == "sum":
         raise ValueError("initial_value is not supported for inclusive and exclusive sums")
     if initial_value is not None and mode == "inclusive":
         raise ValueError("initial_value is not supported for inclusive scans")
+    if op.startswith("custom_") and mode == "exclusive" and initial_value is None:
+        raise ValueError(f"scan_op={getattr(scan_op, '__name__', scan_op)!r}: an exclusive scan with a Python "
+                         f"function as its operator has no identity to start from: give initial_value=")
     return _scan(nb, block, items, algorithm, op, mode, initial_value)
 
 

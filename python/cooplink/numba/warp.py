@@ -45,7 +45,8 @@ def _no_methods(methods):
 def make_reduce(dtype, binary_op, threads_in_warp=32, methods=None):
     """WarpReduce. In a kernel: agg = reduce(x) or reduce(x, num_valid); defined in lane 0."""
     _no_methods(methods)
-    return _reduce(numba_dtype(dtype), check_lanes(threads_in_warp), op_name(binary_op))
+    nb = numba_dtype(dtype)
+    return _reduce(nb, check_lanes(threads_in_warp), op_name(binary_op, "binary_op", nb))
 
 
 def make_sum(dtype, threads_in_warp=32):
@@ -64,14 +65,20 @@ def make_inclusive_sum(dtype, threads_in_warp=32):
 def make_exclusive_scan(dtype, scan_op, threads_in_warp=32, initial_value=None):
     """WarpScan exclusive. In a kernel: y = exclusive_scan(x[, initial][, aggregate=]); lane 0 gets the
     initial value (initial_value=, else the operator's identity)."""
-    op = op_name(scan_op, "scan_op")
+    nb = numba_dtype(dtype)
+    op = op_name(scan_op, "scan_op", nb)
     if initial_value is not None and op == "sum":
         raise ValueError("initial_value is not supported for an exclusive sum (it starts at 0)")
+    mode = "exclusive"
+    if op.startswith("custom_") and mode == "exclusive" and initial_value is None:
+        raise ValueError(f"scan_op={getattr(scan_op, '__name__', scan_op)!r}: an exclusive scan with a Python "
+                         f"function as its operator has no identity to start from: give initial_value=")
     return _scan(numba_dtype(dtype), check_lanes(threads_in_warp), op, "exclusive", initial_value)
 
 
 def make_inclusive_scan(dtype, scan_op, threads_in_warp=32):
-    return _scan(numba_dtype(dtype), check_lanes(threads_in_warp), op_name(scan_op, "scan_op"), "inclusive")
+    nb = numba_dtype(dtype)
+    return _scan(nb, check_lanes(threads_in_warp), op_name(scan_op, "scan_op", nb), "inclusive")
 
 
 # ---------------------------------------------------------------- calls with no factory

@@ -1,0 +1,55 @@
+"""Operators given as Python functions: each becomes a C-ABI device function (DESIGN.md, custom operators:
+`extern "C" __device__ void <name>(const T *a, const T *b, T *out)`), compiled by Numba to LTO-IR for the
+kernel's arch and attached to the kernel's link beside the primitive's bundle, which calls it by name
+(its symbol spells the op `custom_<name>`); nvJitLink inlines both."""
+
+import hashlib
+import re
+
+from numba import cuda
+from numba.cuda import types
+
+
+class CustomOp:
+    """A Python binary operator for one element type."""
+
+    def __init__(self, fn, code):
+        self.fn, self.code = fn, code
+        base = re.sub(r"[^a-z0-9_]", "_", getattr(fn, "__name__", "op").lower()).strip("_")[:16] or "op"
+        co = getattr(fn, "__code__", None)
+        ident = repr((getattr(fn, "__module__", ""), getattr(fn, "__qualname__", ""),
+                      co.co_code if co else b"", co.co_consts if co else (), code))
+        self.cname = f"py_{base}_{hashlib.sha256(ident.encode()).hexdigest()[:8]}_{code}"
+        self.spelling = f"custom_{self.cname}"
+        self._linkables = {}
+
+    def linkable(self, dtype, arch):
+        """The operator's LTO-IR for sm_<arch>, as numba-cuda's LinkableCode (compiled once per arch)."""
+        obj = self._linkables.get(arch)
+        if obj is None:
+            # a device function called by the C-ABI shim (numba-cuda compiles it for the current device)
+            fn = self.fn if hasattr(self.fn, "py_func") else cuda.jit(device=True)(self.fn)
+
+            def shim(a, b, out):
+                out[0] = fn(a[0], b[0])
+            ptr = types.CPointer(dtype)
+            ltoir, _ = cuda.compile(shim, types.void(ptr, ptr, ptr), device=True, abi="c",
+                                    abi_info={"abi_name": self.cname}, output="ltoir", cc=divmod(arch, 10))
+            from numba.cuda.cudadrv.linkable_code import LTOIR
+            # one object per arch: numba-cuda's link takes each object once
+            obj = self._linkables[arch] = LTOIR(bytes(ltoir), name=f"{self.cname}.ltoir")
+        return obj
+
+
+_OPS = {}
+BY_SPELLING = {}
+
+
+def custom_op(fn, code):
+    """The CustomOp of fn for type code (the same one for the same function)."""
+    key = (fn, code)
+    op = _OPS.get(key)
+    if op is None:
+        op = _OPS[key] = CustomOp(fn, code)
+        BY_SPELLING[op.spelling] = op
+    return op
