@@ -441,6 +441,15 @@ def warp_barrier(builder, lanes):
 
 # ---------------------------------------------------------------- single-phase functions
 
+def call_stub(qualified, name, doc):
+    """The Python object of a call with no factory: typed and lowered in kernels, an error outside."""
+    def fn(*args, **kws):
+        raise RuntimeError(f"{qualified} is only callable inside a @cuda.jit kernel")
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = doc
+    return fn
+
+
 def register_single_phase(fn, make_primitive, config):
     """fn(...) inside a kernel: make_primitive(args, kws) builds the primitive from the call (dtype and
     items from the arguments, threads from the launch or threads=); config: its keyword names."""

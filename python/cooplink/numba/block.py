@@ -254,11 +254,7 @@ def _scan_call(mode, default_op):
 
 
 def _stub(name, doc):
-    def fn(*args, **kws):
-        raise RuntimeError(f"coop.block.{name} is only callable inside a @cuda.jit kernel")
-    fn.__name__ = fn.__qualname__ = name
-    fn.__doc__ = doc
-    return fn
+    return _extension.call_stub(f"coop.block.{name}", name, doc)
 
 
 load = _stub("load", "load(src, items[, valid[, oob_default]], threads=, algorithm=, items_per_thread=, "

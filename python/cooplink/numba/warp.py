@@ -124,11 +124,7 @@ def _scan_call(mode, default_op):
 
 
 def _stub(name, doc):
-    def fn(*args, **kws):
-        raise RuntimeError(f"coop.warp.{name} is only callable inside a @cuda.jit kernel")
-    fn.__name__ = fn.__qualname__ = name
-    fn.__doc__ = doc
-    return fn
+    return _extension.call_stub(f"coop.warp.{name}", name, doc)
 
 
 reduce = _stub("reduce", "agg = reduce(x[, num_valid], op='sum', threads_in_warp=32): defined in lane 0")
