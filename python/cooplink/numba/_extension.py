@@ -441,11 +441,13 @@ def warp_barrier(builder, lanes):
 
 # ---------------------------------------------------------------- single-phase functions
 
-def call_stub(qualified, name, doc):
-    """The Python object of a call with no factory: typed and lowered in kernels, an error outside."""
+def call_stub(module, qualified, name, doc):
+    """The Python object of a call with no factory: typed and lowered in kernels, an error outside. It
+    belongs to `module` (numba resolves a global function through its module)."""
     def fn(*args, **kws):
         raise RuntimeError(f"{qualified} is only callable inside a @cuda.jit kernel")
     fn.__name__ = fn.__qualname__ = name
+    fn.__module__ = module
     fn.__doc__ = doc
     return fn
 

@@ -254,7 +254,7 @@ def _scan_call(mode, default_op):
 
 
 def _stub(name, doc):
-    return _extension.call_stub(f"coop.block.{name}", name, doc)
+    return _extension.call_stub(__name__, f"coop.block.{name}", name, doc)
 
 
 load = _stub("load", "load(src, items[, valid[, oob_default]], threads=, algorithm=, items_per_thread=, "

@@ -124,7 +124,7 @@ def _scan_call(mode, default_op):
 
 
 def _stub(name, doc):
-    return _extension.call_stub(f"coop.warp.{name}", name, doc)
+    return _extension.call_stub(__name__, f"coop.warp.{name}", name, doc)
 
 
 reduce = _stub("reduce", "agg = reduce(x[, num_valid], op='sum', threads_in_warp=32): defined in lane 0")
