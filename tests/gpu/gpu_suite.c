@@ -44,15 +44,23 @@ static coop_catalog *catalog;
 static char catalog_header[256];
 
 /* ---- case list ---- */
-static int op_ok(int type, int op) { return op < OP_AND || TY[type].is_int; }
+static int op_ok(int type, int op) { return op < OP_AND || op > OP_XOR || TY[type].is_int; }
+/* The op as the symbol spells it; a custom one: custom_last_<type> */
+static const char *op_spelling(const kase *k, char *buf, size_t size)
+{
+  if (k->op == OP_LAST) snprintf(buf, size, "custom_last_%s", TY[k->type].code);
+  else snprintf(buf, size, "%s", OPS[k->op]);
+  return buf;
+}
 static int warp_algo(int fam, int algo) { return fam <= FAM_STORE && algo >= 4; }
 
 static void symbol_of(kase *k)
 {
-  char geom[32], stem[64];
+  char geom[32], stem[96], op[48];
+  if (k->op >= 0) op_spelling(k, op, sizeof op);
   if (is_warp_fam(k->fam)) {
-    if (k->fam == FAM_WREDUCE) snprintf(stem, sizeof stem, k->var ? "reduce_%s_partial" : "reduce_%s", OPS[k->op]);
-    else snprintf(stem, sizeof stem, k->var ? "inclusive_scan_%s" : "exclusive_scan_%s", OPS[k->op]);
+    if (k->fam == FAM_WREDUCE) snprintf(stem, sizeof stem, k->var ? "reduce_%s_partial" : "reduce_%s", op);
+    else snprintf(stem, sizeof stem, k->var ? "inclusive_scan_%s" : "exclusive_scan_%s", op);
     snprintf(k->sym, sizeof k->sym, "coop_warp_%s_%s_w%d", stem, TY[k->type].code, k->n);
     return;
   }
@@ -61,11 +69,11 @@ static void symbol_of(kase *k)
   switch (k->fam) {
   case FAM_LOAD: snprintf(stem, sizeof stem, k->var ? "load_guarded" : "load"); break;
   case FAM_STORE: snprintf(stem, sizeof stem, k->var ? "store_guarded" : "store"); break;
-  case FAM_REDUCE: snprintf(stem, sizeof stem, k->var ? "reduce_%s_partial" : "reduce_%s", OPS[k->op]); break;
+  case FAM_REDUCE: snprintf(stem, sizeof stem, k->var ? "reduce_%s_partial" : "reduce_%s", op); break;
   default: {
     static const char *f[4] = {"exclusive_scan_%s", "inclusive_scan_%s", "exclusive_scan_%s_prefix",
                                "inclusive_scan_%s_prefix"};
-    snprintf(stem, sizeof stem, f[k->var], OPS[k->op]);
+    snprintf(stem, sizeof stem, f[k->var], op);
   }
   }
   snprintf(k->sym, sizeof k->sym, "coop_block_%s_%s_%s_i%d_%s", stem, TY[k->type].code, geom, k->n,
@@ -83,6 +91,7 @@ static void build_cases(void)
           for (int algo = 0; algo < N_ALGOS[fam]; ++algo)
             for (int rep = 0; rep < 2; ++rep, ++ctr) {
               if (uses_op(fam) && !op_ok(type, op)) continue;
+              if (op == OP_LAST && fam == FAM_REDUCE && algo == 1) continue; /* raking_comm: refused */
               kase k = {0};
               k.fam = fam;
               k.var = var;
@@ -392,7 +401,10 @@ static void build_shard(int s)
     char threads[32], items[8];
     snprintf(threads, sizeof threads, "%dx%dx%d", k->bx, k->by, k->bz);
     snprintf(items, sizeof items, "%d", k->n);
-    coop_gen_group g = {FAMS[k->fam], TY[k->type].code, k->op >= 0 ? OPS[k->op] : NULL, threads, items,
+    char custom[48];
+    snprintf(custom, sizeof custom, "custom:last_%s", TY[k->type].code);
+    coop_gen_group g = {FAMS[k->fam], TY[k->type].code, k->op == OP_LAST ? custom : k->op >= 0 ? OPS[k->op] : NULL,
+                        threads, items,
                         ALGOS[k->fam][k->algo], VARS[k->fam][k->var], NULL};
     if (is_warp_fam(k->fam)) { /* lanes instead of threads and items; no algorithm */
       g.threads = g.items = g.algorithm = NULL;
@@ -444,6 +456,12 @@ static void build_shard(int s)
   size_t src_len = 0;
   FILE *f = open_memstream(&src, &src_len);
   fprintf(f, "#include \"%s.h\"\n\n", name);
+  /* the custom operator of the shard's OP_LAST cases, one C function per type */
+  int defined[N_TYPES] = {0};
+  for (int i = sh->first; i < sh->first + sh->count; ++i)
+    if (cases[i].op == OP_LAST && !defined[cases[i].type]++)
+      fprintf(f, "extern \"C\" __device__ void last_%s(const %s *a, const %s *b, %s *out) { (void)a; *out = *b; }\n",
+              TY[cases[i].type].code, TY[cases[i].type].ctype, TY[cases[i].type].ctype, TY[cases[i].type].ctype);
   for (int i = sh->first; i < sh->first + sh->count; ++i) kernel_source(f, &cases[i], i);
   fclose(f);
   coopt_blob user = {0}, bundle = {0};

@@ -6,7 +6,9 @@
 #include <stdint.h>
 
 enum { FAM_LOAD, FAM_STORE, FAM_REDUCE, FAM_SCAN, FAM_WREDUCE, FAM_WSCAN, N_FAMS };
-enum { OP_SUM, OP_MIN, OP_MAX, OP_PROD, OP_AND, OP_OR, OP_XOR, N_OPS };
+/* OP_LAST: a custom operator (custom:last_<type>, out = b), associative and not commutative, defined by
+ * the test code: results show the operand order */
+enum { OP_SUM, OP_MIN, OP_MAX, OP_PROD, OP_AND, OP_OR, OP_XOR, OP_LAST, N_OPS };
 enum { K_INT, K_F16, K_BF16, K_F32, K_F64 };
 
 typedef struct tinfo {

@@ -12,7 +12,7 @@ const tinfo TY[] = {
   {"u32", "uint32_t", 4, 1, 0, K_INT},   {"u64", "uint64_t", 8, 1, 0, K_INT},  {"f16", "__half", 2, 0, 1, K_F16},
   {"bf16", "__nv_bfloat16", 2, 0, 1, K_BF16}, {"f32", "float", 4, 0, 1, K_F32}, {"f64", "double", 8, 0, 1, K_F64},
 };
-const char *const OPS[N_OPS] = {"sum", "min", "max", "prod", "and", "or", "xor"};
+const char *const OPS[N_OPS] = {"sum", "min", "max", "prod", "and", "or", "xor", "custom"};
 const char *const FAMS[N_FAMS] = {"block_load", "block_store", "block_reduce", "block_scan", "warp_reduce",
                                    "warp_scan"};
 const char *const VARS[N_FAMS][4] = {{"plain", "guarded"}, {"plain", "guarded"}, {"full", "partial"},
@@ -133,12 +133,14 @@ val combine(const tinfo *t, int op, val a, val b)
     case OP_MIN: r.u = lt ? a.u : b.u; break;
     case OP_MAX: r.u = lt ? b.u : a.u; break;
     case OP_AND: r.u = a.u & b.u; break;
+    case OP_LAST: r.u = b.u; break;
     case OP_OR: r.u = a.u | b.u; break;
     default: r.u = a.u ^ b.u; break;
     }
     r.u = trunc_u(t, r.u);
     return r;
   }
+  if (op == OP_LAST) return b;
   switch (op) {
   case OP_SUM: r.f = a.f + b.f; break;
   case OP_PROD: r.f = a.f * b.f; break;
