@@ -13,6 +13,11 @@ from numba.cuda import types
 import cooplink.numba as coop
 
 LANES = [1, 2, 3, 4, 5, 7, 8, 12, 16, 31, 32]
+
+
+def last(a, b):
+    """A Python operator, associative and not commutative: an inclusive scan with it returns each input."""
+    return b
 BLOCKS = 3
 OPS = ["sum", "min", "max"]
 
@@ -35,14 +40,14 @@ class WarpCase:
         T, L = self.nbtype(self.tname), self.lanes
         return [coop.warp.make_reduce(T, self.op, L), coop.warp.make_exclusive_scan(T, "max", L, initial_value=1),
                 coop.warp.make_exclusive_sum(T, L), coop.warp.make_inclusive_sum(T, L),
-                coop.warp.make_inclusive_scan(T, self.iop, L)]
+                coop.warp.make_inclusive_scan(T, self.iop, L), coop.warp.make_inclusive_scan(T, last, L)]
 
     def kernel(self):
         T, L, per_hw, nw = self.nbtype(self.tname), self.lanes, self.per_hw, self.n_warps
         F = types.float64
         S = numba.from_dtype(self.value_storage())
         if self.form == "factory":
-            red, exs, exsum, insum, inscan = self.primitives()
+            red, exs, exsum, insum, inscan, inlast = self.primitives()
 
             def k(d_in, d_ex, d_exs, d_ins, d_inc, d_w, valid):
                 tid = cuda.threadIdx.x
@@ -61,6 +66,7 @@ class WarpCase:
                     d_ins[at] = S(insum(x))
                     d_inc[at] = S(inscan(x))
                     d_w[g, 2 + tid % L] = F(numba.float32(agg[0]))
+                    d_w[g, 2 + L + tid % L] = F(numba.float32(inlast(x)))
                     if (tid % 32) % L == 0:
                         d_w[g, 0] = F(numba.float32(r))
                         d_w[g, 1] = F(numba.float32(p))
@@ -110,7 +116,7 @@ class WarpCase:
         valid = rng.integers(1, self.lanes + 1, BLOCKS * self.n_warps).astype(np.int32)
         valid[0] = self.lanes
         outs = [poison(self.value_storage(), n) for _ in range(4)]
-        wout = np.full((BLOCKS * self.n_warps, 2 + self.lanes), np.nan)
+        wout = np.full((BLOCKS * self.n_warps, 2 + 2 * self.lanes), np.nan)
         dd = [cuda.to_device(a) for a in [d_in] + outs + [wout, valid]]
         cuda.jit(self.kernel())[BLOCKS, self.threads](*dd)
         got = [d.copy_to_host() for d in dd[1:6]]
@@ -154,4 +160,6 @@ class WarpCase:
                     close(ins[first:first + L], np.cumsum(seq, dtype=work), f"block {b} warp {wi} inclusive sum")
                     close(inc[first:first + L], red[self.iop].accumulate(seq, dtype=work),
                           f"block {b} warp {wi} inclusive {self.iop} scan")
+                    if self.form == "factory":
+                        close(w[g, 2 + L:2 + 2 * L], seq, f"block {b} warp {wi} inclusive scan with a Python operator")
         return not why, why[:6]
