@@ -52,6 +52,7 @@ class WarpCase:
             def k(d_in, d_ex, d_exs, d_ins, d_inc, d_w, valid):
                 tid = cuda.threadIdx.x
                 lw = (tid % 32) // L
+                lane = (tid % 32) % L             # the lane in its logical warp
                 if lw < per_hw:
                     b = cuda.blockIdx.x
                     w = (tid // 32) * per_hw + lw
@@ -65,9 +66,9 @@ class WarpCase:
                     d_exs[at] = S(exsum(x))
                     d_ins[at] = S(insum(x))
                     d_inc[at] = S(inscan(x))
-                    d_w[g, 2 + tid % L] = F(numba.float32(agg[0]))
-                    d_w[g, 2 + L + tid % L] = F(numba.float32(inlast(x)))
-                    if (tid % 32) % L == 0:
+                    d_w[g, 2 + lane] = F(numba.float32(agg[0]))
+                    d_w[g, 2 + L + lane] = F(numba.float32(inlast(x)))
+                    if lane == 0:
                         d_w[g, 0] = F(numba.float32(r))
                         d_w[g, 1] = F(numba.float32(p))
         else:
@@ -76,6 +77,7 @@ class WarpCase:
             def k(d_in, d_ex, d_exs, d_ins, d_inc, d_w, valid):
                 tid = cuda.threadIdx.x
                 lw = (tid % 32) // L
+                lane = (tid % 32) % L             # the lane in its logical warp
                 if lw < per_hw:
                     b = cuda.blockIdx.x
                     w = (tid // 32) * per_hw + lw
@@ -89,8 +91,8 @@ class WarpCase:
                     d_exs[at] = coop.warp.exclusive_sum(x, threads_in_warp=L)
                     d_ins[at] = coop.warp.inclusive_sum(x, threads_in_warp=L)
                     d_inc[at] = coop.warp.inclusive_scan(x, op=iop, threads_in_warp=L)
-                    d_w[g, 2 + tid % L] = F(numba.float32(agg[0]))
-                    if (tid % 32) % L == 0:
+                    d_w[g, 2 + lane] = F(numba.float32(agg[0]))
+                    if lane == 0:
                         d_w[g, 0] = F(numba.float32(r))
                         d_w[g, 1] = F(numba.float32(p))
         return k
