@@ -57,9 +57,9 @@ static void unit_key(char *out, size_t size, const coop__inst *in, int per_symbo
   char op[64];
   coop__op_spelling(in, op, sizeof op);
   if (f->scope == COOP__SCOPE_WARP)
-    snprintf(out, size, "%s_%s%s%s_%s", f->name, op, in->op >= 0 ? "_" : "", coop__types[in->type].code, in->geom);
+    snprintf(out, size, "%s_%s%s%s_%s", f->name, op, in->op >= 0 ? "_" : "", coop__tcode(in), in->geom);
   else
-    snprintf(out, size, "%s_%s%s%s_%s_i%d_%s", f->name, op, in->op >= 0 ? "_" : "", coop__types[in->type].code,
+    snprintf(out, size, "%s_%s%s%s_%s_i%d_%s", f->name, op, in->op >= 0 ? "_" : "", coop__tcode(in),
              in->geom, in->items, f->algos[in->algo].name);
 }
 
@@ -80,6 +80,7 @@ coop_result coop_gen_unit_of_symbol(const char *symbol, int per_symbol, char *un
   if (!symbol || !unit || size < 81) return COOP_ERROR_INVALID_VALUE;
   coop_gen *g = NULL;
   coop_result rc = coop_gen_create(&g);
+  if (!rc) g->names_only = 1; /* a unit's name does not depend on a user type's size */
   if (!rc) rc = coop_gen_add_symbol(g, symbol);
   if (!rc && g->n_insts != 1) rc = COOP_ERROR_SPEC_INVALID;
   if (!rc) {

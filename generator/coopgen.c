@@ -11,6 +11,7 @@ static const char usage[] =
   "               [--algorithm A,...] [--variant V,...]] [--arch sm_XX,...] [--name NAME] [-o DIR]\n"
   "               (a warp family takes --warp LANES,... instead of --threads and --items)\n"
   "               [--symbols FILE] [--ir plain|optimized] [--print-source] [--catalog]\n"
+  "               [--user-type NAME:SIZE:ALIGN]...\n"
   "Generates a cooplink bundle (manifest, C header, LTO-IR per arch) into DIR (default: .).\n"
   "With --catalog, writes a catalog instead: one small bundle per CUB instance, an index.json and one\n"
   "header NAME.h, compiled in parallel ($COOPGEN_JOBS), so that a link adds only what it calls.\n"
@@ -19,6 +20,8 @@ static const char usage[] =
   "from sm_75 up that NVRTC supports. --symbols FILE adds the symbols it lists (one device-ABI name per\n"
   "line, as a link that generates on demand would). --ir optimized pre-optimises the LTO-IR (faster links;\n"
   "a Numba kernel's loops around the calls then stay rolled), overriding a spec's \"ir\" (default plain).\n"
+  "--user-type declares a user type (e.g. mat2:16:4) that --type, specs and --symbols may then name; its\n"
+  "ops are custom:<name> (an extern \"C\" __device__ void name(const T *a, const T *b, T *out) you link).\n"
   "See include/cooplink/coopgen.h for the spec format.\n";
 
 static int fail(coop_gen *gen, coop_result rc)
@@ -36,9 +39,23 @@ static int fail(coop_gen *gen, coop_result rc)
   return 1;
 }
 
+/* --user-type NAME:SIZE:ALIGN */
+static coop_result add_user_type(coop_gen *gen, const char *text)
+{
+  char name[64];
+  unsigned long size = 0, align = 0;
+  int end = 0;
+  if (sscanf(text, "%63[^:]:%lu:%lu%n", name, &size, &align, &end) != 3 || text[end] || strchr(text, '-') ||
+      strchr(text, '+') || strchr(text, ' ')) {
+    fprintf(stderr, "coopgen: --user-type '%s': expected NAME:SIZE:ALIGN (e.g. mat2:16:4)\n", text);
+    return COOP_ERROR_SPEC_INVALID;
+  }
+  return coop_gen_add_type(gen, name, size, align);
+}
+
 int main(int argc, char **argv)
 {
-  enum { O_SPEC = 256, O_FAMILY, O_TYPE, O_OP, O_THREADS, O_ITEMS, O_ALGO, O_VARIANT, O_ARCH, O_NAME, O_SOURCE, O_VER, O_CATALOG, O_SYMBOLS, O_WARP, O_IR };
+  enum { O_SPEC = 256, O_FAMILY, O_TYPE, O_OP, O_THREADS, O_ITEMS, O_ALGO, O_VARIANT, O_ARCH, O_NAME, O_SOURCE, O_VER, O_CATALOG, O_SYMBOLS, O_WARP, O_IR, O_UTYPE };
   static const struct option longs[] = {
     {"spec", required_argument, 0, O_SPEC},       {"family", required_argument, 0, O_FAMILY},
     {"type", required_argument, 0, O_TYPE},       {"op", required_argument, 0, O_OP},
@@ -49,11 +66,12 @@ int main(int argc, char **argv)
     {"output", required_argument, 0, 'o'},        {"print-source", no_argument, 0, O_SOURCE},
     {"version", no_argument, 0, O_VER},           {"help", no_argument, 0, 'h'},
     {"catalog", no_argument, 0, O_CATALOG},       {"symbols", required_argument, 0, O_SYMBOLS},
+    {"user-type", required_argument, 0, O_UTYPE},
     {0, 0, 0, 0},
   };
   coop_gen_group group = {0};
-  const char *specs[64];
-  int n_specs = 0;
+  const char *specs[64], *utypes[32];
+  int n_specs = 0, n_utypes = 0;
   const char *arch = NULL, *name = NULL, *out = ".", *symbols = NULL, *ir = NULL;
   int print_source = 0, any_group = 0, catalog = 0;
   int c;
@@ -82,6 +100,13 @@ int main(int argc, char **argv)
     case O_CATALOG: catalog = 1; break;
     case O_SYMBOLS: symbols = optarg; break;
     case O_IR: ir = optarg; break;
+    case O_UTYPE:
+      if (n_utypes == 32) {
+        fprintf(stderr, "coopgen: more than 32 --user-type declarations\n");
+        return 2;
+      }
+      utypes[n_utypes++] = optarg;
+      break;
     case O_VER: printf("coopgen %s\n", coop_version_string()); return 0;
     case 'h': fputs(usage, stdout); return 0;
     default:
@@ -105,6 +130,8 @@ int main(int argc, char **argv)
     return 1;
   }
   if (ir && (rc = coop_gen_set_ir(gen, ir))) return fail(gen, rc);
+  for (int i = 0; i < n_utypes; ++i)
+    if ((rc = add_user_type(gen, utypes[i]))) return fail(gen, rc);
   for (int i = 0; i < n_specs; ++i)
     if ((rc = coop_gen_add_spec_file(gen, specs[i]))) return fail(gen, rc);
   if (any_group && (rc = coop_gen_add_group(gen, &group))) return fail(gen, rc);

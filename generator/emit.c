@@ -15,7 +15,7 @@ static int param_present(const coop__inst *in, const coop__param *p)
 /* The functor of a custom operator for one type: calls the user's extern "C" function by name. */
 static void custom_functor_name(coop__str *s, const coop__inst *in)
 {
-  coop__str_printf(s, "coop_custom_%s_%s", in->custom, coop__types[in->type].code);
+  coop__str_printf(s, "coop_custom_%s_%s", in->custom, coop__tcode(in));
 }
 
 static void emit_custom_ops(coop__str *s, const coop_gen *gen, int preprocessed)
@@ -33,7 +33,7 @@ static void emit_custom_ops(coop__str *s, const coop_gen *gen, int preprocessed)
       seen = o->type == in->type;
     }
     if (seen) continue;
-    const char *T = coop__types[in->type].cpp;
+    const char *T = coop__tcpp(in);
     if (!declared) /* one declaration per name: every type calls the same C symbol */
       coop__str_printf(s, "extern \"C\" %s void %s(const %s *a, const %s *b, %s *out);\n", dev, in->custom, T, T, T);
     coop__str_add(s, "struct ");
@@ -57,7 +57,7 @@ static void param_decl(coop__str *s, const char *elem, const coop__param *p)
 
 void coop__param_decl(coop__str *s, const coop__inst *in, const coop__param *p)
 {
-  param_decl(s, coop__types[in->type].ctype, p);
+  param_decl(s, coop__tctype(in), p);
 }
 
 static void params(coop__str *s, const coop__inst *in, const char *elem)
@@ -75,7 +75,7 @@ static void params(coop__str *s, const coop__inst *in, const char *elem)
 void coop__signature(coop__str *s, const coop__inst *in)
 {
   coop__str_printf(s, "void %s(", in->symbol);
-  params(s, in, coop__types[in->type].ctype);
+  params(s, in, coop__tctype(in));
   coop__str_add(s, ")");
 }
 
@@ -84,21 +84,41 @@ static void tmpl_instance(coop__str *s, const coop__inst *in)
 {
   const coop__family *f = &coop__families[in->fam];
   if (f->scope == COOP__SCOPE_WARP)
-    coop__str_printf(s, "%s<%s, %d>", f->tmpl, coop__types[in->type].cpp, in->bx);
+    coop__str_printf(s, "%s<%s, %d>", f->tmpl, coop__tcpp(in), in->bx);
   else
-    coop__str_printf(s, "%s<%s, %d, %d, %d, %d, %s>", f->tmpl, coop__types[in->type].cpp, in->bx, in->by, in->bz,
+    coop__str_printf(s, "%s<%s, %d, %d, %d, %d, %s>", f->tmpl, coop__tcpp(in), in->bx, in->by, in->bz,
                      in->items, f->algos[in->algo].cub);
+}
+
+/* The first instance of each user type among gen's: 1 for in when no earlier instance has its type. */
+static int first_of_type(const coop_gen *gen, size_t i)
+{
+  if (!coop__is_user_type(&gen->insts[i])) return 0;
+  for (size_t k = 0; k < i; ++k)
+    if (gen->insts[k].type == gen->insts[i].type) return 0;
+  return 1;
+}
+
+/* A user type in the TU: opaque aligned bytes (what CUB copies, shuffles and stores). */
+static void emit_user_types(coop__str *s, const coop_gen *gen)
+{
+  for (size_t i = 0; i < gen->n_insts; ++i) {
+    if (!first_of_type(gen, i)) continue;
+    const coop__utype *u = &gen->insts[i].user;
+    coop__str_printf(s, "struct alignas(%u) %s\n{\n  unsigned char b[%u];\n};\n\n", u->align, u->cpp, u->size);
+  }
 }
 
 void coop__emit_wrappers(coop__str *s, const coop_gen *gen, int with_checks, int preprocessed)
 {
+  emit_user_types(s, gen);
   emit_custom_ops(s, gen, preprocessed);
   for (size_t i = 0; i < gen->n_insts; ++i) {
     const coop__inst *in = &gen->insts[i];
     const coop__family *f = &coop__families[in->fam];
     const coop__variant *v = &f->variants[in->variant];
     coop__str_printf(s, "extern \"C\" %s void %s(", preprocessed ? "__attribute__((device))" : "__device__", in->symbol);
-    params(s, in, coop__types[in->type].cpp);
+    params(s, in, coop__tcpp(in));
     coop__str_add(s, ")\n{\n  using P = ");
     tmpl_instance(s, in);
     coop__str_add(s, ";\n");
@@ -186,20 +206,32 @@ void coop__emit_header(coop__str *s, const coop_gen *gen)
   }
   int f16 = 0, bf16 = 0;
   for (size_t i = 0; i < gen->n_insts; ++i) {
-    f16 |= strcmp(coop__types[gen->insts[i].type].code, "f16") == 0;
-    bf16 |= strcmp(coop__types[gen->insts[i].type].code, "bf16") == 0;
+    f16 |= strcmp(coop__tcode(&gen->insts[i]), "f16") == 0;
+    bf16 |= strcmp(coop__tcode(&gen->insts[i]), "bf16") == 0;
   }
   coop__str_add(s, "\n#if defined(__CUDACC__) || defined(__CUDACC_RTC__)\n"
                    "#if defined(__CUDACC_RTC__)\n#include <cuda/std/cstdint>\n#else\n#include <stdint.h>\n#endif\n");
   if (f16) coop__str_add(s, "#include <cuda_fp16.h>\n");
   if (bf16) coop__str_add(s, "#include <cuda_bf16.h>\n");
+  for (size_t i = 0; i < gen->n_insts; ++i) { /* user types: opaque bytes, or the user's own type */
+    if (!first_of_type(gen, i)) continue;
+    const coop__utype *u = &gen->insts[i].user;
+    coop__str_printf(s,
+                     "\n/* User type '%s': %u bytes aligned to %u. Define %s as your own type of that size and\n"
+                     " * alignment before including this header to call these functions with it. */\n"
+                     "#ifndef %s\nstruct alignas(%u) coop_%s\n{\n  unsigned char b[%u];\n};\n#define %s struct coop_%s\n#endif\n"
+                     "static_assert(sizeof(%s) == %u && alignof(%s) >= %u, \"%s must be %u bytes aligned to %u: the bundle "
+                     "was generated for that\");\n",
+                     u->name, u->size, u->align, u->ctype, u->ctype, u->align, u->name, u->size, u->ctype, u->name,
+                     u->ctype, u->size, u->ctype, u->align, u->ctype, u->size, u->align);
+  }
   coop__str_add(s, "\n#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n");
   for (size_t i = 0; i < gen->n_insts; ++i) { /* the custom operators the bundle calls: the user defines them */
     const coop__inst *in = &gen->insts[i];
     int seen = in->op != COOP__OP_CUSTOM;
     for (size_t k = 0; k < i && !seen; ++k) seen = gen->insts[k].op == COOP__OP_CUSTOM && !strcmp(gen->insts[k].custom, in->custom);
     if (seen) continue;
-    const char *T = coop__types[in->type].ctype;
+    const char *T = coop__tctype(in);
     coop__str_printf(s, "__device__ void %s(const %s *a, const %s *b, %s *out); /* your operator */\n", in->custom, T, T,
                      T);
   }
@@ -271,6 +303,18 @@ coop_result coop__emit_manifest(coop__str *s, const coop_gen *gen, const char *h
   json_object_set_new(hdr, "sha256", json_string(header_hash));
   json_object_set_new(root, "header", hdr);
   json_object_set_new(root, "payloads", pays);
+  json_t *utypes = json_array();
+  for (size_t i = 0; i < gen->n_insts; ++i) { /* the user types the symbols take, as declared */
+    if (!first_of_type(gen, i)) continue;
+    const coop__utype *u = &gen->insts[i].user;
+    json_t *t = json_object();
+    json_object_set_new(t, "name", json_string(u->name));
+    json_object_set_new(t, "size", json_integer(u->size));
+    json_object_set_new(t, "align", json_integer(u->align));
+    json_object_set_new(t, "ctype", json_string(u->ctype));
+    json_array_append_new(utypes, t);
+  }
+  json_object_set_new(root, "types", utypes);
   for (size_t i = 0; i < gen->n_insts; ++i) {
     const coop__inst *in = &gen->insts[i];
     const coop__family *f = &coop__families[in->fam];
@@ -279,7 +323,7 @@ coop_result coop__emit_manifest(coop__str *s, const coop_gen *gen, const char *h
     json_object_set_new(o, "name", json_string(in->symbol));
     json_object_set_new(o, "family", json_string(f->name));
     json_object_set_new(o, "variant", json_string(v->name));
-    json_object_set_new(o, "type", json_string(coop__types[in->type].code));
+    json_object_set_new(o, "type", json_string(coop__tcode(in)));
     char opname[64];
     json_object_set_new(o, "op", in->op >= 0 ? json_string(coop__op_spelling(in, opname, sizeof opname)) : json_null());
     json_object_set_new(o, "algorithm", in->algo >= 0 ? json_string(f->algos[in->algo].name) : json_null());
@@ -312,7 +356,7 @@ coop_result coop__emit_manifest(coop__str *s, const coop_gen *gen, const char *h
         static const char *shapes[] = {"", "one", "items", "tile"};
         long long threads = (long long)in->bx * in->by * in->bz; /* a warp family: its lanes */
         long long count = p->shape == COOP__S_TILE ? threads * in->items : p->shape == COOP__S_ITEMS ? in->items : 1;
-        json_object_set_new(jp, "type", json_string(coop__types[in->type].code));
+        json_object_set_new(jp, "type", json_string(coop__tcode(in)));
         json_object_set_new(jp, "shape", json_string(shapes[p->shape]));
         json_object_set_new(jp, "count", json_integer((json_int_t)count));
       }
@@ -332,7 +376,7 @@ coop_result coop__emit_manifest(coop__str *s, const coop_gen *gen, const char *h
       json_object_set_new(nd, "name", json_string(in->custom));
       json_object_set_new(nd, "kind", json_string("operator"));
       coop__str d = {0};
-      const char *T = coop__types[in->type].ctype;
+      const char *T = coop__tctype(in);
       coop__str_printf(&d, "extern \"C\" __device__ void %s(const %s *a, const %s *b, %s *out)", in->custom, T, T, T);
       json_object_set_new(nd, "signature", json_string(coop__str_get(&d)));
       coop__str_free(&d);

@@ -78,6 +78,17 @@ extern const coop__op coop__ops[];
 extern const int coop__n_ops;
 extern const coop__family coop__families[];
 
+/* A user-defined type ({name, size, align} in a spec, --user-type, coop_gen_add_type): carried as an opaque
+ * struct __align__(align) { unsigned char b[size]; }; its operators are custom. Its index is coop__n_types
+ * + its place in the handle's list. */
+#define COOP__MAX_USER_TYPES 32
+typedef struct coop__utype {
+  char name[25];  /* [a-z][a-z0-9]*: the type code in symbols */
+  char ctype[40]; /* COOP_TYPE_<NAME>: the header's macro (the user may define it as their own type) */
+  char cpp[40];   /* coop_user_<name>: the TU's struct */
+  unsigned size, align;
+} coop__utype;
+
 /* A user's operator (op "custom:<name>"): the wrapper calls extern "C" __device__ void <name>(const T *a,
  * const T *b, T *out), which the user's link supplies. */
 #define COOP__OP_CUSTOM 1000
@@ -86,6 +97,7 @@ extern const coop__family coop__families[];
 typedef struct coop__inst {
   int fam, variant, type, op /* -1 if none, COOP__OP_CUSTOM */, algo /* -1 for a family without algorithms */;
   char custom[48]; /* the custom operator's name */
+  coop__utype user; /* type >= coop__n_types: the user type */
   int bx, by, bz, items; /* a warp family: bx is the logical warp's lanes, by = bz = items = 1 */
   char symbol[160];
   char geom[32];
@@ -113,7 +125,16 @@ struct coop_gen {
   int unit_per_symbol;                        /* catalog units of one symbol each (spec "units": "symbol") */
   int ir_optimized;                           /* pre-optimised LTO-IR (spec "ir": "optimized", --ir) */
   int ir_forced;                              /* set by coop_gen_set_ir: a spec's "ir" does not change it */
+  coop__utype utypes[COOP__MAX_USER_TYPES];   /* declared user types */
+  int n_utypes;
+  int names_only; /* symbols are parsed for their names only: an unknown type is taken for a user type */
 };
+
+/* The element type of an instance: its code in symbols, its C type (header, signatures), its TU type. */
+const char *coop__tcode(const coop__inst *in);
+const char *coop__tctype(const coop__inst *in);
+const char *coop__tcpp(const coop__inst *in);
+static inline int coop__is_user_type(const coop__inst *in) { return in->type >= coop__n_types; }
 
 /* The op as the symbol spells it ("sum", "custom_my_add"), or "" for a family without ops. */
 const char *coop__op_spelling(const coop__inst *in, char *buf, size_t size);

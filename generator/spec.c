@@ -109,7 +109,72 @@ typedef struct parsed {
 
 static int valid_op_type(int op, int type)
 {
+  if (type >= coop__n_types) return op >= COOP__OP_CUSTOM; /* opaque: no arithmetic of ours */
   return op >= COOP__OP_CUSTOM || !coop__ops[op].bitwise || coop__types[type].is_int;
+}
+
+static const char *type_code(const coop_gen *gen, int t)
+{
+  return t >= coop__n_types ? gen->utypes[t - coop__n_types].name : coop__types[t].code;
+}
+
+/* Declares a user type (where names the request in messages); the same declaration twice is one. */
+static coop_result add_utype(coop_gen *gen, const char *name, long long size, long long align, const char *where)
+{
+  size_t len = strlen(name);
+  int ok = len >= 1 && len <= 24 && name[0] >= 'a' && name[0] <= 'z';
+  for (size_t c = 0; ok && c < len; ++c) ok = (name[c] >= 'a' && name[c] <= 'z') || (name[c] >= '0' && name[c] <= '9');
+  if (!ok) {
+    coop__log(gen, "%s: invalid type name '%s' (1 to 24 of a-z 0-9, starting with a letter: it is the type's code "
+              "in symbols, which use _ as the separator)", where, name);
+    return COOP_ERROR_SPEC_INVALID;
+  }
+  for (int t = 0; t < coop__n_types; ++t)
+    if (!strcmp(coop__types[t].code, name)) {
+      coop__log(gen, "%s: type name '%s' is a built-in type's code", where, name);
+      return COOP_ERROR_SPEC_INVALID;
+    }
+  if (size < 1 || size > 1024) {
+    coop__log(gen, "%s: type '%s': size %lld out of range (1 to 1024 bytes)", where, name, size);
+    return COOP_ERROR_SPEC_INVALID;
+  }
+  if (align < 1 || align > 256 || (align & (align - 1))) {
+    coop__log(gen, "%s: type '%s': alignment %lld is not a power of two from 1 to 256", where, name, align);
+    return COOP_ERROR_SPEC_INVALID;
+  }
+  if (size % align) {
+    coop__log(gen, "%s: type '%s': size %lld is not a multiple of its alignment %lld (a C type's size always is)",
+              where, name, size, align);
+    return COOP_ERROR_SPEC_INVALID;
+  }
+  for (int i = 0; i < gen->n_utypes; ++i) {
+    const coop__utype *u = &gen->utypes[i];
+    if (strcmp(u->name, name)) continue;
+    if (u->size == size && u->align == align) return COOP_SUCCESS;
+    coop__log(gen, "%s: type '%s' is already declared with size %u and alignment %u", where, name, u->size, u->align);
+    return COOP_ERROR_SPEC_INVALID;
+  }
+  if (gen->n_utypes == COOP__MAX_USER_TYPES) {
+    coop__log(gen, "%s: more than %d user types", where, COOP__MAX_USER_TYPES);
+    return COOP_ERROR_SPEC_INVALID;
+  }
+  coop__utype *u = &gen->utypes[gen->n_utypes++];
+  memset(u, 0, sizeof *u);
+  snprintf(u->name, sizeof u->name, "%s", name);
+  snprintf(u->cpp, sizeof u->cpp, "coop_user_%s", name);
+  snprintf(u->ctype, sizeof u->ctype, "COOP_TYPE_%s", name);
+  for (char *c = u->ctype; *c; ++c) *c = (char)(*c >= 'a' && *c <= 'z' ? *c - 'a' + 'A' : *c);
+  u->size = (unsigned)size;
+  u->align = (unsigned)align;
+  return COOP_SUCCESS;
+}
+
+coop_result coop_gen_add_type(coop_gen *gen, const char *name, size_t size, size_t align)
+{
+  if (!gen || !name) return COOP_ERROR_INVALID_VALUE;
+  coop__str_clear(&gen->log);
+  return add_utype(gen, name, size > 4096 ? 4096 : (long long)size, align > 4096 ? 4096 : (long long)align,
+                   "coop_gen_add_type");
 }
 /* CUB's commutative-only algorithms reorder operands: a custom operator is not known to commute. */
 static int valid_algo_op(const coop__family *fam, int algo, int op)
@@ -148,14 +213,14 @@ static void make_symbol(coop__inst *in)
   snprintf(stem, sizeof stem, var->stem, coop__op_spelling(in, op, sizeof op));
   if (fam->scope == COOP__SCOPE_WARP) {
     snprintf(in->geom, sizeof in->geom, "w%d", in->bx);
-    snprintf(in->symbol, sizeof in->symbol, "coop_warp_%s_%s_%s", stem, coop__types[in->type].code, in->geom);
+    snprintf(in->symbol, sizeof in->symbol, "coop_warp_%s_%s_%s", stem, coop__tcode(in), in->geom);
     return;
   }
   if (in->by == 1 && in->bz == 1)
     snprintf(in->geom, sizeof in->geom, "t%d", in->bx);
   else
     snprintf(in->geom, sizeof in->geom, "t%dx%dx%d", in->bx, in->by, in->bz);
-  snprintf(in->symbol, sizeof in->symbol, "coop_block_%s_%s_%s_i%d_%s", stem, coop__types[in->type].code, in->geom,
+  snprintf(in->symbol, sizeof in->symbol, "coop_block_%s_%s_%s_i%d_%s", stem, coop__tcode(in), in->geom,
            in->items, fam->algos[in->algo].name);
 }
 
@@ -232,9 +297,16 @@ static coop_result check_group(coop_gen *gen, const sgroup *g)
   const slist *l = &g->f[F_TYPE];
   for (int i = 0; i < l->n; ++i) {
     int t = find_name(l->v[i].text, &coop__types[0].code, sizeof coop__types[0], coop__n_types);
+    for (int u = 0; t < 0 && u < gen->n_utypes; ++u)
+      if (!strcmp(l->v[i].text, gen->utypes[u].name)) t = coop__n_types + u;
+    if (t < 0 && gen->names_only && add_utype(gen, l->v[i].text, 1, 1, l->v[i].where) == COOP_SUCCESS)
+      t = coop__n_types + gen->n_utypes - 1;
     if (t < 0) {
       list_names(&known, coop__types, sizeof coop__types[0], coop__n_types);
-      coop__log(gen, "%s: unknown type '%s' (known: %s)", l->v[i].where, l->v[i].text, coop__str_get(&known));
+      for (int u = 0; u < gen->n_utypes; ++u) coop__str_printf(&known, " %s", gen->utypes[u].name);
+      coop__log(gen, "%s: unknown type '%s' (known: %s; a user type is declared first: 'types' in a spec, "
+                "--user-type, coop_gen_add_type or coop_linker_add_type)", l->v[i].where, l->v[i].text,
+                coop__str_get(&known));
       goto out;
     }
     p->types[p->n_types++] = t;
@@ -267,7 +339,7 @@ static coop_result check_group(coop_gen *gen, const sgroup *g)
         if (gen->insts[k].op == COOP__OP_CUSTOM && !strcmp(gen->insts[k].custom, nm) && p->n_types == 1 &&
             gen->insts[k].type != p->types[0]) {
           coop__log(gen, "%s: custom operator '%s' is one C function; %s already uses it for %s", l->v[i].where,
-                    l->v[i].text, gen->insts[k].where, coop__types[gen->insts[k].type].code);
+                    l->v[i].text, gen->insts[k].where, coop__tcode(&gen->insts[k]));
           goto out;
         }
       snprintf(p->custom[p->n_ops], sizeof p->custom[0], "%s", nm);
@@ -356,6 +428,14 @@ static coop_result check_group(coop_gen *gen, const sgroup *g)
   if (!l->given)
     for (int v = 0; v < fam->n_variants; ++v) p->variants[p->n_variants++] = v;
 
+  /* A user type is opaque: only the user's operators know it. */
+  for (int j = 0; fam->uses_op && j < p->n_types; ++j)
+    for (int i = 0; p->types[j] >= coop__n_types && i < p->n_ops; ++i)
+      if (p->ops[i] < COOP__OP_CUSTOM) {
+        coop__log(gen, "%s: op '%s' with user type '%s': a user type is opaque bytes to cooplink, so its operators "
+                  "are custom:<name>", g->f[F_OP].v[i].where, coop__ops[p->ops[i]].name, type_code(gen, p->types[j]));
+        goto out;
+      }
   /* Each value must take part in at least one valid combination. */
   for (int i = 0; fam->uses_op && i < p->n_ops; ++i) {
     int ok = 0;
@@ -371,7 +451,7 @@ static coop_result check_group(coop_gen *gen, const sgroup *g)
     for (int i = 0; i < p->n_ops; ++i) ok |= valid_op_type(p->ops[i], p->types[j]);
     if (!ok) {
       coop__log(gen, "%s: type '%s' is not an integer type, and every requested op is bitwise",
-                g->f[F_TYPE].v[j].where, coop__types[p->types[j]].code);
+                g->f[F_TYPE].v[j].where, type_code(gen, p->types[j]));
       goto out;
     }
   }
@@ -428,6 +508,7 @@ static coop_result check_group(coop_gen *gen, const sgroup *g)
               in.fam = p->fam;
               in.variant = p->variants[v];
               in.type = p->types[ty];
+              if (coop__is_user_type(&in)) in.user = gen->utypes[in.type - coop__n_types];
               in.op = p->ops[o] >= COOP__OP_CUSTOM ? COOP__OP_CUSTOM : p->ops[o];
               if (in.op == COOP__OP_CUSTOM) snprintf(in.custom, sizeof in.custom, "%s", p->custom[o]);
               in.algo = p->algos[a];
@@ -619,6 +700,35 @@ static coop_result read_list(const yctx *y, yaml_node_t *key, yaml_node_t *n, sl
   return COOP_SUCCESS;
 }
 
+/* 'types': a list of {name, size, align} mappings, declared into y->gen. */
+static coop_result read_types(const yctx *y, yaml_node_t *n)
+{
+  if (n->type != YAML_SEQUENCE_NODE)
+    return yerr(y, n, "'types' must be a list of {name, size, align}, got %s", node_kind(n));
+  static const char *const keys[] = {"name", "size", "align"};
+  for (yaml_node_item_t *it = n->data.sequence.items.start; it < n->data.sequence.items.top; ++it) {
+    yaml_node_t *e = yaml_document_get_node(y->doc, *it);
+    if (e->type != YAML_MAPPING_NODE) return yerr(y, e, "a type must be a mapping {name, size, align}, got %s", node_kind(e));
+    coop_result rc = check_keys(y, e, keys, 3);
+    if (rc) return rc;
+    const char *text[3];
+    long long num[3] = {0};
+    for (int k = 0; k < 3; ++k) {
+      yaml_node_t *v = map_get(y, e, keys[k], NULL);
+      if (!v) return yerr(y, e, "a type needs name, size and align; '%s' is missing", keys[k]);
+      if (v->type != YAML_SCALAR_NODE) return yerr(y, v, "'%s' must be a value, got %s", keys[k], node_kind(v));
+      text[k] = (const char *)v->data.scalar.value;
+      int iv;
+      if (k && !parse_int(text[k], &iv)) return yerr(y, v, "'%s' must be a number of bytes, got '%s'", keys[k], text[k]);
+      if (k) num[k] = iv;
+    }
+    char where[512];
+    where_of(y, e, where, sizeof where);
+    if ((rc = add_utype(y->gen, text[0], num[1], num[2], where))) return rc;
+  }
+  return COOP_SUCCESS;
+}
+
 coop_result coop__set_name_at(coop_gen *gen, const char *name, const char *where);
 coop_result coop__set_archs_list(coop_gen *gen, const char *const *archs, const char *const *wheres, int n);
 
@@ -631,12 +741,14 @@ static coop_result load_doc(coop_gen *gen, yaml_document_t *doc, const char *lab
     return COOP_ERROR_SPEC_INVALID;
   }
   if (root->type != YAML_MAPPING_NODE) return yerr(&y, root, "the spec must be a mapping, got %s", node_kind(root));
-  static const char *const top_keys[] = {"name", "arch", "units", "ir", "generate"};
-  coop_result rc = check_keys(&y, root, top_keys, 5);
+  static const char *const top_keys[] = {"name", "arch", "units", "ir", "types", "generate"};
+  coop_result rc = check_keys(&y, root, top_keys, 6);
   if (rc) return rc;
 
   /* Validate everything into a scratch handle first, so a failing file leaves gen unchanged. */
   coop_gen scratch = {0};
+  memcpy(scratch.utypes, gen->utypes, sizeof gen->utypes);
+  scratch.n_utypes = gen->n_utypes;
   scratch.insts = NULL;
   /* Groups must not collide with what gen already holds: seed scratch with gen's symbols. */
   scratch.n_insts = 0;
@@ -694,6 +806,8 @@ static coop_result load_doc(coop_gen *gen, yaml_document_t *doc, const char *lab
     free(archs);
     if (rc) goto fail;
   }
+  yaml_node_t *types = map_get(&y, root, "types", &kn);
+  if (types && (rc = read_types(&ys, types))) goto fail;
   yaml_node_t *groups = map_get(&y, root, "generate", &kn);
   if (groups) {
     if (groups->type != YAML_SEQUENCE_NODE) {
@@ -774,6 +888,8 @@ static coop_result load_doc(coop_gen *gen, yaml_document_t *doc, const char *lab
   }
   if (units_value >= 0) gen->unit_per_symbol = units_value;
   if (ir_value >= 0 && !gen->ir_forced) gen->ir_optimized = ir_value;
+  memcpy(gen->utypes, scratch.utypes, sizeof gen->utypes);
+  gen->n_utypes = scratch.n_utypes;
   coop__str_free(&scratch.log);
   return COOP_SUCCESS;
 fail:

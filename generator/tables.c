@@ -20,6 +20,19 @@ const coop__op coop__ops[] = {
 };
 const int coop__n_ops = sizeof coop__ops / sizeof coop__ops[0];
 
+const char *coop__tcode(const coop__inst *in)
+{
+  return coop__is_user_type(in) ? in->user.name : coop__types[in->type].code;
+}
+const char *coop__tctype(const coop__inst *in)
+{
+  return coop__is_user_type(in) ? in->user.ctype : coop__types[in->type].ctype;
+}
+const char *coop__tcpp(const coop__inst *in)
+{
+  return coop__is_user_type(in) ? in->user.cpp : coop__types[in->type].cpp;
+}
+
 const char *coop__op_spelling(const coop__inst *in, char *buf, size_t size)
 {
   if (in->op == COOP__OP_CUSTOM) snprintf(buf, size, "custom_%s", in->custom);

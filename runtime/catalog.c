@@ -32,6 +32,7 @@ void coop__bundle_free(coop__bundle *b)
   for (int i = 0; i < b->n_payloads; ++i) free(b->payloads[i].file);
   for (size_t i = 0; i < b->n_symbols; ++i) free(b->symbols[i]);
   free(b->symbols);
+  free(b->types);
   memset(b, 0, sizeof *b);
 }
 
@@ -189,6 +190,23 @@ coop_result coop__bundle_load(coop__bundle *b, const char *path, coop__str *log)
     if (!s || strncmp(s, "coop_", 5) != 0)
       FAIL(COOP_ERROR_BUNDLE_CORRUPT, "%s: symbols[%zu].name: missing or not a coop_ symbol", path, i);
     b->symbols[b->n_symbols++] = coop__strdup(s);
+  }
+  json_t *types = json_object_get(m, "types"); /* absent in bundles of cooplink before user types */
+  if (types && (!json_is_array(types) || json_array_size(types) > 64))
+    FAIL(COOP_ERROR_BUNDLE_CORRUPT, "%s: types: not a list of at most 64 types", path);
+  if (json_array_size(types) && !(b->types = calloc(json_array_size(types), sizeof *b->types)))
+    FAIL(COOP_ERROR_OUT_OF_MEMORY, "out of memory");
+  json_array_foreach(types, i, p)
+  {
+    const char *tn = json_string_value(json_object_get(p, "name"));
+    json_t *size = json_object_get(p, "size"), *align = json_object_get(p, "align");
+    if (!tn || strlen(tn) >= sizeof b->types[0].name || !json_is_integer(size) || !json_is_integer(align) ||
+        json_integer_value(size) < 1 || json_integer_value(align) < 1)
+      FAIL(COOP_ERROR_BUNDLE_CORRUPT, "%s: types[%zu]: needs name, size and align", path, i);
+    coop__utype *t = &b->types[b->n_types++];
+    snprintf(t->name, sizeof t->name, "%s", tn);
+    t->size = (unsigned long)json_integer_value(size);
+    t->align = (unsigned long)json_integer_value(align);
   }
 out:
   json_decref(m);

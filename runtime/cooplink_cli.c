@@ -9,6 +9,7 @@
 static const char usage[] =
   "usage: cooplink link [--arch sm_XX] [--catalog DIR] [--no-cache] [--cache-dir DIR] [--no-generate]\n"
   "                     [-I DIR] [--lineinfo] [-Xnvrtc OPT] [-Xnvjitlink OPT] [--verbose]\n"
+  "                     [--user-type NAME:SIZE:ALIGN]...\n"
   "                     INPUT... -o OUT.cubin [--ptx OUT.ptx]\n"
   "       cooplink catalog list [DIR] [--symbols]   the bundles of a catalog: symbols, archs, sizes\n"
   "       cooplink catalog verify [DIR]             full check; exit 0 only when usable here\n"
@@ -16,7 +17,8 @@ static const char usage[] =
   "       cooplink --version\n"
   "INPUT: .cu (compiled with NVRTC), .ltoir, .ptx, .cubin, .fatbin, .a (nvcc -lib) or a bundle's .json.\n"
   "The coop_ symbols the inputs need are found and only the bundles defining them are linked; a\n"
-  "symbol in no bundle is generated on demand (unless --no-generate). --arch defaults to the GPU's.\n";
+  "symbol in no bundle is generated on demand (unless --no-generate). --arch defaults to the GPU's.\n"
+  "--user-type declares a user type the symbols take (e.g. mat2:16:4), for generation and checks.\n";
 
 static int write_file(const char *path, const void *data, size_t size)
 {
@@ -96,8 +98,8 @@ static int cmd_link(int argc, char **argv)
   const char *catalog_dir = NULL, *out = NULL, *ptx_out = NULL;
   const char *opts[256];
   unsigned n_opts = 0;
-  const char *inputs[256];
-  int n_inputs = 0, verbose = 0;
+  const char *inputs[256], *utypes[32];
+  int n_inputs = 0, verbose = 0, n_utypes = 0;
   char *owned[256];
   int n_owned = 0;
 #define OPT(s) (opts[n_opts++] = (s))
@@ -125,6 +127,7 @@ static int cmd_link(int argc, char **argv)
     else if (!strcmp(a, "-I") && has) OWN("-I%s", argv[++i]);
     else if (!strncmp(a, "-I", 2) && a[2]) OPT(a);
     else if (!strcmp(a, "--lineinfo")) OPT("-lineinfo");
+    else if (!strcmp(a, "--user-type") && has && n_utypes < 32) utypes[n_utypes++] = argv[++i];
     else if (!strcmp(a, "-Xnvrtc") && has) OWN("-Xnvrtc=%s", argv[++i]);
     else if (!strcmp(a, "-Xnvjitlink") && has) OWN("-Xnvjitlink=%s", argv[++i]);
     else if (!strcmp(a, "--verbose") || !strcmp(a, "-v")) {
@@ -154,6 +157,18 @@ static int cmd_link(int argc, char **argv)
     printf("cooplink: catalog: %zu bundles, %zu symbols\n", nb, ns);
   }
   coop_result rc = coop_linker_create(&l, cat, n_opts, opts);
+  for (int i = 0; !rc && i < n_utypes; ++i) {
+    char name[64];
+    unsigned long size = 0, align = 0;
+    int end = 0;
+    if (sscanf(utypes[i], "%63[^:]:%lu:%lu%n", name, &size, &align, &end) != 3 || utypes[i][end] ||
+        strpbrk(utypes[i], "-+ ")) {
+      fprintf(stderr, "cooplink: --user-type '%s': expected NAME:SIZE:ALIGN (e.g. mat2:16:4)\n", utypes[i]);
+      status = 2;
+      goto done;
+    }
+    rc = coop_linker_add_type(l, name, size, align);
+  }
   for (int i = 0; !rc && i < n_inputs; ++i) rc = coop_linker_add_file(l, COOP_INPUT_AUTO, inputs[i]);
   if (!rc) rc = coop_linker_complete(l);
   if (rc) {

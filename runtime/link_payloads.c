@@ -1,7 +1,9 @@
 /* Resolution without a link, for layers that run their own linker (the Python layer hands the payloads to
- * Numba's): declared symbols, coop_linker_resolve, and each bundle's payload and manifest. */
+ * Numba's): declared symbols and user types, coop_linker_resolve, and each bundle's payload and manifest. */
 #include "linker.h"
 
+#include <cooplink/coopgen.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -43,6 +45,48 @@ coop_result coop_linker_add_symbol(coop_linker *l, const char *symbol)
   if (!l || !symbol || strncmp(symbol, "coop_", 5) != 0 || strlen(symbol) >= 200) return COOP_ERROR_INVALID_VALUE;
   if (l->state) return COOP_ERROR_STATE;
   return coop__sl_add(&l->needed, symbol) ? COOP_SUCCESS : COOP_ERROR_OUT_OF_MEMORY;
+}
+
+coop_result coop_linker_add_type(coop_linker *l, const char *name, size_t size, size_t align)
+{
+  if (!l || !name) return COOP_ERROR_INVALID_VALUE;
+  if (l->state) return COOP_ERROR_STATE;
+  coop__str_clear(&l->log);
+  for (int i = 0; i < l->n_types; ++i) {
+    const coop__utype *t = &l->types[i];
+    if (strcmp(t->name, name)) continue;
+    if (t->size == size && t->align == align) return COOP_SUCCESS;
+    coop__lg(l, "coop_linker_add_type: type '%s' is already declared with size %lu and alignment %lu", name, t->size,
+             t->align);
+    return COOP_ERROR_INVALID_VALUE;
+  }
+  if (l->n_types == (int)(sizeof l->types / sizeof l->types[0])) {
+    coop__lg(l, "coop_linker_add_type: more than %zu user types", sizeof l->types / sizeof l->types[0]);
+    return COOP_ERROR_INVALID_VALUE;
+  }
+  /* the generator's rules, checked by the generator */
+  coop_gen *gen = NULL;
+  coop_result rc = coop_gen_create(&gen);
+  if (rc) return rc;
+  rc = coop_gen_add_type(gen, name, size, align);
+  if (rc == COOP_ERROR_SPEC_INVALID) {
+    size_t n = 0;
+    coop_gen_get_log_size(gen, &n);
+    char *log = malloc(n);
+    if (log && coop_gen_get_log(gen, log) == COOP_SUCCESS) {
+      log[strcspn(log, "\n")] = 0;
+      coop__lg(l, "coop_linker_add_type: %s", strncmp(log, "coop_gen_add_type: ", 19) ? log : log + 19);
+    }
+    free(log);
+    rc = COOP_ERROR_INVALID_VALUE;
+  }
+  coop_gen_destroy(&gen);
+  if (rc) return rc;
+  coop__utype *t = &l->types[l->n_types++];
+  snprintf(t->name, sizeof t->name, "%s", name);
+  t->size = size;
+  t->align = align;
+  return COOP_SUCCESS;
 }
 
 coop_result coop_linker_resolve(coop_linker *l)

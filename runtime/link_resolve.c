@@ -46,6 +46,11 @@ static coop_result generate(coop_linker *l, const strlist *missing)
   coop_result rc = coop_gen_create(&gen);
   if (rc) return rc;
   coop__str all = {0};
+  for (int i = 0; i < l->n_types && !rc; ++i) { /* part of the bundle's name: another size is another bundle */
+    const coop__utype *t = &l->types[i];
+    coop__str_printf(&all, "type %s %lu %lu\n", t->name, t->size, t->align);
+    rc = coop_gen_add_type(gen, t->name, t->size, t->align);
+  }
   for (size_t i = 0; i < missing->n && !rc; ++i) {
     coop__str_printf(&all, "%s\n", missing->v[i]);
     rc = coop_gen_add_symbol(gen, missing->v[i]);
@@ -69,6 +74,21 @@ static coop_result generate(coop_linker *l, const strlist *missing)
   coop__str_free(&all);
   coop_gen_destroy(&gen);
   return rc;
+}
+
+/* A bundle built for a user type of the link's name but of another size or alignment. */
+static coop_result check_types(coop_linker *l, const coop__bundle *b)
+{
+  for (size_t k = 0; k < b->n_types; ++k)
+    for (int i = 0; i < l->n_types; ++i) {
+      const coop__utype *have = &b->types[k], *want = &l->types[i];
+      if (strcmp(have->name, want->name) || (have->size == want->size && have->align == want->align)) continue;
+      coop__lg(l, "bundle %s (%s) was built for user type '%s' of %lu bytes aligned to %lu, but this link declares it "
+               "as %lu bytes aligned to %lu: the name is part of its symbols, so give the other type another name",
+               b->name, b->manifest, have->name, have->size, have->align, want->size, want->align);
+      return COOP_ERROR_TYPE_MISMATCH;
+    }
+  return COOP_SUCCESS;
 }
 
 /* Fills bundles (deduplicated) for every needed symbol, generating or failing on the missing ones. */
@@ -104,6 +124,7 @@ coop_result coop__resolve(coop_linker *l, const coop__bundle ***bundles, size_t 
       for (size_t k = 0; k < *n_bundles; ++k) dup |= (*bundles)[k] == b;
       if (!dup) (*bundles)[(*n_bundles)++] = b;
     }
+    for (size_t k = 0; k < *n_bundles && !rc; ++k) rc = check_types(l, (*bundles)[k]);
     if (rc || missing.n == 0) break;
     if (!l->generate || pass == 1) {
       coop__str list = {0};

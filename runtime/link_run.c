@@ -120,6 +120,8 @@ static coop_result make_key(coop_linker *l, char key[65])
                    COOP_VERSION_STRING, jma, jmi, rma, rmi, l->arch, l->lineinfo, l->want_ptx, l->generate, l->verbose);
   for (size_t i = 0; i < l->link_opts.n; ++i) coop__str_printf(&k, "Xnvjitlink %s\n", l->link_opts.v[i]);
   coop__str_printf(&k, "catalog %s\n", l->catalog ? l->catalog->digest : "-");
+  for (int i = 0; i < l->n_types; ++i) /* what on-demand generation makes of a user type's symbols */
+    coop__str_printf(&k, "type %s %lu %lu\n", l->types[i].name, l->types[i].size, l->types[i].align);
   for (size_t i = 0; i < l->n_inputs; ++i) {
     const input *in = &l->inputs[i];
     if (in->kind == COOP_INPUT_BUNDLE) coop__str_printf(&k, "bundle %s\n", in->bundle.manifest_sha256);

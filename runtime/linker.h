@@ -34,6 +34,8 @@ struct coop_linker {
   int arch, lineinfo, want_ptx, cache, generate, verbose, state;
   char *cache_dir, *gen_dir, *private_dir;
   strlist nvrtc_opts, link_opts, includes, bundles_used, needed;
+  coop__utype types[32]; /* declared user types (coop_linker_add_type) */
+  int n_types;
   input *inputs;
   size_t n_inputs, cap_inputs;
   coop__str log;

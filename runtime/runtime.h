@@ -15,6 +15,12 @@ typedef struct coop__payload {
   size_t bytes;
 } coop__payload;
 
+/* A user type as a manifest or a link declares it. */
+typedef struct coop__utype {
+  char name[25];
+  unsigned long size, align;
+} coop__utype;
+
 typedef struct coop__bundle {
   char *name;
   char *dir;
@@ -24,6 +30,8 @@ typedef struct coop__bundle {
   int n_payloads;
   char **symbols;
   size_t n_symbols;
+  coop__utype *types;     /* the user types its symbols take (manifest "types") */
+  size_t n_types;
   int loaded;             /* an indexed catalog reads a bundle's manifest on first use */
   char expected_sha[65];  /* ... and checks it against the index's hash */
 } coop__bundle;

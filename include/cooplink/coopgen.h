@@ -22,6 +22,9 @@
  * a warp_transpose algorithm with thread counts that are multiples of 32); a value that forms no valid
  * combination is an error.
  *
+ * "types": [ { "name": "mat2", "size": 16, "align": 4 } ] declares user types (see coop_gen_add_type),
+ * which groups of the same spec then name in "type".
+ *
  * "ir": "plain" (default) or "optimized" (pre-optimised LTO-IR; see coop_gen_set_ir).
  *
  * "units" (catalogs only, coop_gen_write_catalog): "instance" (default), one unit per CUB instance,
@@ -30,11 +33,12 @@
  *
  * Group fields:
  *   family     block_load | block_store | block_reduce | block_scan | warp_reduce | warp_scan (required)
- *   type       i8 i16 i32 i64 u8 u16 u32 u64 f16 bf16 f32 f64 (required)
+ *   type       i8 i16 i32 i64 u8 u16 u32 u64 f16 bf16 f32 f64, or a declared user type (required)
  *   threads    block families: X, XxY or XxYxZ; 1 <= X*Y*Z <= 1024, Z <= 64 (required)
  *   warp       warp families: lanes of the logical warp, 1..32 (required; symbols end in _w<lanes>)
  *   items      block families: items per thread, 1..32 (default 1)
- *   op         sum min max prod and or xor (reduce and scan families: required; others: not allowed)
+ *   op         sum min max prod and or xor, custom:<name> (reduce and scan families: required; others:
+ *              not allowed); a user type takes custom operators only
  *   algorithm  block_load/block_store: direct striped vectorize transpose warp_transpose
  *              warp_transpose_ts (default direct); block_reduce: raking raking_comm warp_reductions
  *              (default warp_reductions); block_scan: raking raking_memoize warp_scans (default raking)
@@ -94,6 +98,16 @@ COOP_API coop_result coop_gen_add_group(coop_gen *gen, const coop_gen_group *gro
  * as the runtime does for on-demand generation. Returns COOP_SUCCESS, COOP_ERROR_SPEC_INVALID (not a
  * canonical cooplink symbol, or an invalid combination; the log says which) or COOP_ERROR_OUT_OF_MEMORY. */
 COOP_API coop_result coop_gen_add_symbol(coop_gen *gen, const char *symbol);
+
+/* Declares a user-defined type: name (1 to 24 of [a-z0-9], starting with a letter, not a built-in code; it
+ * is the type's code in symbols), size (1 to 1024 bytes) and alignment (a power of two up to 256 that
+ * divides size). The generated code carries it as an opaque struct alignas(align) { unsigned char
+ * b[size]; }: loads, stores, exchanges and the custom operators (op custom:<name>) of the reduce and scan
+ * families work on it; built-in ops are refused. The header declares it as COOP_TYPE_<NAME> (define that
+ * macro as your own type before including the header). Declaring the same type twice is one declaration;
+ * the same name with another size or alignment is COOP_ERROR_SPEC_INVALID. A symbol of a user type
+ * (coop_gen_add_symbol) needs its type declared first. Returns COOP_SUCCESS, COOP_ERROR_SPEC_INVALID. */
+COOP_API coop_result coop_gen_add_type(coop_gen *gen, const char *name, size_t size, size_t align);
 
 /* Sets the bundle name: 1 to 64 of [a-z0-9_], starting with a letter. Returns COOP_SUCCESS or
  * COOP_ERROR_SPEC_INVALID. */

@@ -135,8 +135,8 @@ COOP_API coop_result coop_linker_add_file(coop_linker *linker, coop_input_kind k
  * and reads/writes the cache. Returns COOP_SUCCESS, COOP_ERROR_NVRTC, COOP_ERROR_NVJITLINK,
  * COOP_ERROR_SYMBOL_MISSING (the log lists every missing symbol), COOP_ERROR_BUNDLE_HASH,
  * COOP_ERROR_BUNDLE_ARCH, COOP_ERROR_TOOLKIT, COOP_ERROR_CACHE, COOP_ERROR_SPEC_INVALID (a missing
- * symbol that is not a valid cooplink name, with generation on), COOP_ERROR_STATE (called twice or no
- * inputs), COOP_ERROR_OUT_OF_MEMORY. */
+ * symbol that is not a valid cooplink name, with generation on), COOP_ERROR_TYPE_MISMATCH (see
+ * coop_linker_add_type), COOP_ERROR_STATE (called twice or no inputs), COOP_ERROR_OUT_OF_MEMORY. */
 COOP_API coop_result coop_linker_complete(coop_linker *linker);
 
 /* The linked cubin / PTX (PTX only with -ptx); valid after a successful complete, owned by the handle. */
@@ -168,6 +168,14 @@ COOP_API coop_result coop_linker_get_bundle(const coop_linker *linker, size_t i,
  * COOP_ERROR_NVRTC, COOP_ERROR_STATE if called twice or after complete). Then coop_linker_get_info gives
  * n_bundles and n_generated, coop_linker_get_bundle the names, and, for 0 <= i < n_bundles: */
 COOP_API coop_result coop_linker_add_symbol(coop_linker *linker, const char *symbol);
+/* Declares a user-defined type (see coop_gen_add_type: name, size, alignment) that symbols of this link
+ * take: on-demand generation makes them for it (a symbol names its type, not its size), and every bundle
+ * the link adds that takes a type of this name must have been built for the same size and alignment,
+ * else coop_linker_complete / coop_linker_resolve fail with COOP_ERROR_TYPE_MISMATCH naming both.
+ * Returns COOP_SUCCESS, COOP_ERROR_INVALID_VALUE (an invalid declaration, or the same name declared with
+ * another size or alignment; the log says why), COOP_ERROR_STATE (after resolve or complete),
+ * COOP_ERROR_OUT_OF_MEMORY. */
+COOP_API coop_result coop_linker_add_type(coop_linker *linker, const char *name, size_t size, size_t align);
 COOP_API coop_result coop_linker_resolve(coop_linker *linker);
 /* the i-th bundle's payload for the arch (LTO-IR, or a fatbin holding an lto entry for it; give it to
  * nvJitLink with -lto) and the path of its manifest (JSON: each symbol's parameters, temp bytes and

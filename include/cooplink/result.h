@@ -38,7 +38,8 @@ extern "C" {
   X(COOP_ERROR_SYMBOL_DUPLICATE, 18, "a coop_ symbol is defined by two bundles of the catalog")           \
   X(COOP_ERROR_CACHE, 19, "the link cache could not be used")                                             \
   X(COOP_ERROR_INPUT, 20, "a link input is malformed or of an unknown kind")                              \
-  X(COOP_ERROR_STATE, 21, "the handle is not in a state that allows this call")
+  X(COOP_ERROR_STATE, 21, "the handle is not in a state that allows this call")                          \
+  X(COOP_ERROR_TYPE_MISMATCH, 22, "a user type is declared with another size or alignment than a bundle was built for")
 
 typedef enum coop_result {
 #define COOP__RESULT_ENUM(name, value, text) name = value,

@@ -23,11 +23,13 @@ static int count_calls(const char *ptx)
   return n;
 }
 
-static void check_family(const coop_gen_group *groups, int n_groups, const char *kernel)
+/* prelude: what the kernel puts before the header (its own type for a user type's COOP_TYPE_<NAME>). */
+static void check_family_typed(const coop_gen_group *groups, int n_groups, const char *types, const char *prelude,
+                               const char *kernel)
 {
   char *dir = coopt_tmpdir();
-  coopt_generate(groups, n_groups, "fam", "sm_75,sm_80,sm_90,sm_100,sm_120", dir);
-  char *src = coopt_fmt("#include \"fam.h\"\n%s", kernel);
+  coopt_generate_typed(groups, n_groups, types, "fam", "sm_75,sm_80,sm_90,sm_100,sm_120", dir);
+  char *src = coopt_fmt("%s#include \"fam.h\"\n%s", prelude, kernel);
   for (size_t a = 0; a < sizeof ARCHS / sizeof ARCHS[0]; ++a) {
     int arch = ARCHS[a];
     coopt_blob user = {0}, bundle = {0}, ptx = {0}, cubin = {0};
@@ -66,6 +68,11 @@ static void check_family(const coop_gen_group *groups, int n_groups, const char 
   }
   free(src);
   free(dir);
+}
+
+static void check_family(const coop_gen_group *groups, int n_groups, const char *kernel)
+{
+  check_family_typed(groups, n_groups, NULL, "", kernel);
 }
 
 Test(link, block_load, .timeout = 600)
@@ -192,4 +199,41 @@ Test(link, custom_operator, .timeout = 600)
                "  coop_warp_reduce_custom_mat_partial_f32_w8(&x, n, &y, 0);\n"
                "  if ((t % 32) / 7 < 4) coop_warp_reduce_custom_mat_f32_w7(&y, &z, temp + ((t / 32) * 4 + (t % 32) / 7) * 64);\n"
                "  out[t] = z + run;\n}\n");
+}
+
+Test(link, user_type, .timeout = 600)
+{
+  /* a user type (a 2x2 matrix, the kernel's own struct) through load, block and warp reduce and scan with a
+   * non-commutative operator (the matrix product, defined in the kernel's code) and store: inlined */
+  coop_gen_group g[] = {{.family = "block_load", .type = "mat2", .threads = "64", .items = "2", .algorithm = "warp_transpose"},
+                        {.family = "block_reduce", .type = "mat2", .op = "custom:matmul", .threads = "64", .items = "2",
+                         .algorithm = "raking"},
+                        {.family = "block_scan", .type = "mat2", .op = "custom:matmul", .threads = "64", .items = "2",
+                         .algorithm = "warp_scans", .variant = "inclusive,exclusive_prefix"},
+                        {.family = "warp_reduce", .type = "mat2", .op = "custom:matmul", .warp = "8", .variant = "full"},
+                        {.family = "warp_scan", .type = "mat2", .op = "custom:matmul", .warp = "7", .variant = "exclusive"},
+                        {.family = "block_store", .type = "mat2", .threads = "64", .items = "2", .algorithm = "striped"}};
+  check_family_typed(g, 6, "mat2:16:16",
+                     "struct __align__(16) mat2 { float a, b, c, d; };\n#define COOP_TYPE_MAT2 struct mat2\n",
+                     "extern \"C\" __device__ void matmul(const mat2 *x, const mat2 *y, mat2 *o) {\n"
+                     "  mat2 r = {x->a * y->a + x->b * y->c, x->a * y->b + x->b * y->d, x->c * y->a + x->d * y->c,\n"
+                     "            x->c * y->b + x->d * y->d};\n  *o = r;\n}\n"
+                     "extern \"C\" __global__ void __launch_bounds__(64) k(const mat2 *in, mat2 *out, int n) {\n"
+                     "  __shared__ __align__(16) unsigned char temp[8192];\n"
+                     "  const int t = threadIdx.x;\n"
+                     "  mat2 a[2], b[2], agg, run = {1, 0, 0, 1}, w, v, id = {1, 0, 0, 1};\n"
+                     "  coop_block_load_mat2_t64_i2_warp_transpose(in + blockIdx.x * 128, a, temp);\n"
+                     "  __syncthreads();\n"
+                     "  coop_block_reduce_custom_matmul_mat2_t64_i2_raking(a, &agg, temp);\n"
+                     "  __syncthreads();\n"
+                     "  coop_block_inclusive_scan_custom_matmul_mat2_t64_i2_warp_scans(a, b, 0, temp);\n"
+                     "  __syncthreads();\n"
+                     "  coop_block_exclusive_scan_custom_matmul_prefix_mat2_t64_i2_warp_scans(b, a, &run, temp);\n"
+                     "  __syncthreads();\n"
+                     "  coop_warp_reduce_custom_matmul_mat2_w8(&a[0], &w, 0);\n"
+                     "  if ((t % 32) / 7 < 4) coop_warp_exclusive_scan_custom_matmul_mat2_w7(&a[1], &v, &id, 0,\n"
+                     "      temp + ((t / 32) * 4 + (t % 32) / 7) * COOP_WARP_EXCLUSIVE_SCAN_CUSTOM_MATMUL_MAT2_W7_TEMP_BYTES);\n"
+                     "  __syncthreads();\n"
+                     "  b[0] = w; b[1] = v; b[0].a += agg.a + run.d;\n"
+                     "  coop_block_store_mat2_t64_i2_striped(out + blockIdx.x * 128, b, 0);\n}\n");
 }

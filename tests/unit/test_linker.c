@@ -489,3 +489,67 @@ Test(linker, missing_custom_operator_is_named, .timeout = 300)
   free(manifest);
   free(dir);
 }
+
+/* message is a part of the log */
+static void expect_in_log(const coop_linker *l, const char *message)
+{
+  char *log = coopt_linker_log(l);
+  cr_assert_not_null(strstr(log, message), "'%s' is not in the log:\n%s", message, log);
+  free(log);
+}
+
+Test(linker, user_types_generated_on_demand_and_checked, .timeout = 300)
+{
+  /* a kernel calling symbols of a user type that no catalog has: the link generates them for the type it
+   * declares; undeclared, the link names the missing declaration; declared with another size, the bundle
+   * generated for the first declaration is refused, naming both */
+  char *cache = coopt_tmpdir();
+  char *cdir = coopt_fmt("-cache-dir=%s", cache);
+  const char *src =
+    "struct __align__(8) pair { float x, y; };\n"
+    "extern \"C\" __device__ void coop_warp_inclusive_scan_custom_pmax_pair_w16(const pair *, pair *, pair *, void *);\n"
+    "extern \"C\" __device__ void pmax(const pair *a, const pair *b, pair *o) { *o = a->x > b->x ? *a : *b; }\n"
+    "extern \"C\" __global__ void k(const pair *in, pair *out) {\n"
+    "  pair v = in[threadIdx.x], r;\n"
+    "  coop_warp_inclusive_scan_custom_pmax_pair_w16(&v, &r, 0, 0);\n"
+    "  out[threadIdx.x] = r;\n}\n";
+  const char *opts[] = {"-arch=sm_90", cdir, "-ptx"};
+  coop_linker *l = NULL;
+  cr_assert_eq(coop_linker_create(&l, NULL, 3, opts), COOP_SUCCESS);
+  cr_assert_eq(coop_linker_add_data(l, COOP_INPUT_CUDA, src, strlen(src), "k.cu"), COOP_SUCCESS);
+  cr_assert_eq(coop_linker_complete(l), COOP_ERROR_SPEC_INVALID);
+  expect_in_log(l, "coop_warp_inclusive_scan_custom_pmax_pair_w16: unknown type 'pair'");
+  coop_linker_destroy(&l);
+
+  cr_assert_eq(coop_linker_create(&l, NULL, 3, opts), COOP_SUCCESS);
+  cr_assert_eq(coop_linker_add_type(l, "pair", 8, 3), COOP_ERROR_INVALID_VALUE);
+  expect_in_log(l, "coop_linker_add_type: type 'pair': alignment 3 is not a power of two from 1 to 256");
+  cr_assert_eq(coop_linker_add_type(l, "pair", 12, 8), COOP_ERROR_INVALID_VALUE);
+  expect_in_log(l, "size 12 is not a multiple of its alignment 8");
+  cr_assert_eq(coop_linker_add_type(l, "pair", 8, 8), COOP_SUCCESS);
+  cr_assert_eq(coop_linker_add_type(l, "pair", 8, 8), COOP_SUCCESS); /* the same declaration again */
+  cr_assert_eq(coop_linker_add_type(l, "pair", 16, 8), COOP_ERROR_INVALID_VALUE);
+  expect_in_log(l, "type 'pair' is already declared with size 8 and alignment 8");
+  cr_assert_eq(coop_linker_add_data(l, COOP_INPUT_CUDA, src, strlen(src), "k.cu"), COOP_SUCCESS);
+  cr_assert_eq(coop_linker_complete(l), COOP_SUCCESS, "%s", coopt_linker_log(l));
+  coop_link_info info;
+  coop_linker_get_info(l, &info);
+  cr_assert_eq(info.n_generated, 1);
+  const char *ptx;
+  size_t n;
+  cr_assert_eq(coop_linker_get_ptx(l, &ptx, &n), COOP_SUCCESS);
+  cr_assert_null(strstr(ptx, ".func"), "the scan and the operator are inlined");
+  cr_assert_not_null(strstr(ptx, "shfl.sync"), "a 16-lane warp scan shuffles");
+  cr_assert_eq(coop_linker_add_type(l, "other", 4, 4), COOP_ERROR_STATE);
+  coop_linker_destroy(&l);
+
+  cr_assert_eq(coop_linker_create(&l, NULL, 3, opts), COOP_SUCCESS);
+  cr_assert_eq(coop_linker_add_type(l, "pair", 16, 8), COOP_SUCCESS);
+  cr_assert_eq(coop_linker_add_data(l, COOP_INPUT_CUDA, src, strlen(src), "k.cu"), COOP_SUCCESS);
+  cr_assert_eq(coop_linker_complete(l), COOP_ERROR_TYPE_MISMATCH);
+  expect_in_log(l, "was built for user type 'pair' of 8 bytes aligned to 8, but this link declares it as 16 bytes "
+                "aligned to 8");
+  coop_linker_destroy(&l);
+  free(cdir);
+  free(cache);
+}

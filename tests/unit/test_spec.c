@@ -26,7 +26,9 @@ static void expect_group(coop_gen_group g, coop_result rc, const char *message)
 }
 
 #define E COOP_ERROR_SPEC_INVALID
-#define KNOWN_TYPES "(known: i8 i16 i32 i64 u8 u16 u32 u64 f16 bf16 f32 f64)"
+#define KNOWN_TYPES                                                                                  \
+  "(known: i8 i16 i32 i64 u8 u16 u32 u64 f16 bf16 f32 f64; a user type is declared first: 'types' in a spec, " \
+  "--user-type, coop_gen_add_type or coop_linker_add_type)"
 
 Test(spec, unknown_family)
 {
@@ -280,7 +282,7 @@ Test(spec, file_missing_field_names_group)
 Test(spec, file_unknown_key)
 {
   expect_spec("{\"name\": \"t\", \"generat\": []}", E,
-              "spec.json:1:15: unknown key 'generat' (known: name arch units ir generate)\n");
+              "spec.json:1:15: unknown key 'generat' (known: name arch units ir types generate)\n");
 }
 Test(spec, file_unknown_group_key)
 {
@@ -418,4 +420,64 @@ Test(spec, custom_operators)
   free(log);
   cr_assert_eq(coop_gen_add_symbol(gen, "coop_block_reduce_custom_mat_partial_f32_t128_i1_raking"), COOP_SUCCESS);
   cr_assert_eq(coop_gen_add_symbol(gen, "coop_warp_exclusive_scan_custom_q_i32_w16"), COOP_SUCCESS);
+}
+
+Test(spec, user_types)
+{
+  /* declared in a spec, then named by its groups, by flags and by symbols */
+  const char *spec = "name: m\n"
+                     "types:\n"
+                     "  - {name: mat2, size: 16, align: 8}\n"
+                     "generate:\n"
+                     "  - {family: block_scan, type: mat2, op: custom:matmul, threads: 64, variant: inclusive}\n";
+  cr_assert_eq(coop_gen_add_spec_string(gen, spec, strlen(spec), "s.yaml"), COOP_SUCCESS, "%s", coopt_gen_log(gen));
+  coop_gen_group g = {.family = "warp_reduce", .type = "mat2", .op = "custom:matmul", .warp = "5", .variant = "full"};
+  cr_assert_eq(coop_gen_add_group(gen, &g), COOP_SUCCESS);
+  cr_assert_eq(coop_gen_add_symbol(gen, "coop_block_load_mat2_t32x2x1_i3_warp_transpose"), COOP_SUCCESS);
+  size_t n = 0;
+  coop_gen_get_symbol_count(gen, &n);
+  cr_assert_eq(n, 3);
+  char *src = NULL;
+  cr_assert_eq(coop_gen_get_source(gen, &src), COOP_SUCCESS);
+  cr_assert_not_null(strstr(src, "struct alignas(8) coop_user_mat2\n{\n  unsigned char b[16];\n};\n"), "%s", src);
+  cr_assert_not_null(strstr(src, "extern \"C\" __device__ void matmul(const coop_user_mat2 *a, const coop_user_mat2 *b, "
+                                 "coop_user_mat2 *out);"), "%s", src);
+  cr_assert_not_null(strstr(src, "coop::warp_reduce<coop_user_mat2, 5>"), "%s", src);
+  free(src);
+  /* the same declaration again is one; another size for the name is refused where it is written */
+  cr_assert_eq(coop_gen_add_type(gen, "mat2", 16, 8), COOP_SUCCESS);
+  cr_assert_eq(coop_gen_add_type(gen, "mat2", 32, 8), E);
+  char *log = coopt_gen_log(gen);
+  cr_assert_str_eq(log, "coop_gen_add_type: type 'mat2' is already declared with size 16 and alignment 8\n");
+  free(log);
+}
+
+Test(spec, user_type_errors)
+{
+  expect_spec("types: [{name: mat2, size: 16}]\n", E, "spec.json:1:9: a type needs name, size and align; 'align' is missing\n");
+  expect_spec("types: [{name: mat2, size: 16, align: 8, pad: 1}]\n", E,
+              "spec.json:1:42: unknown key 'pad' (known: name size align)\n");
+  expect_spec("types: {name: mat2}\n", E, "spec.json:1:8: 'types' must be a list of {name, size, align}, got a mapping\n");
+  expect_spec("types: [{name: mat2, size: -4, align: 4}]\n", E, "spec.json:1:28: 'size' must be a number of bytes, got '-4'\n");
+  expect_spec("types: [{name: Mat, size: 16, align: 4}]\n", E,
+              "spec.json:1:9: invalid type name 'Mat' (1 to 24 of a-z 0-9, starting with a letter: it is the type's code "
+              "in symbols, which use _ as the separator)\n");
+  expect_spec("types: [{name: u32, size: 4, align: 4}]\n", E, "spec.json:1:9: type name 'u32' is a built-in type's code\n");
+  expect_spec("types: [{name: big, size: 2048, align: 4}]\n", E,
+              "spec.json:1:9: type 'big': size 2048 out of range (1 to 1024 bytes)\n");
+  expect_spec("types: [{name: odd, size: 12, align: 8}]\n", E,
+              "spec.json:1:9: type 'odd': size 12 is not a multiple of its alignment 8 (a C type's size always is)\n");
+  expect_spec("types: [{name: a, size: 4, align: 4}, {name: a, size: 8, align: 4}]\n", E,
+              "spec.json:1:39: type 'a' is already declared with size 4 and alignment 4\n");
+  expect_spec("types: [{name: mat2, size: 16, align: 4}]\n"
+              "generate: [{family: block_reduce, type: mat2, op: [sum], threads: 32}]\n", E,
+              "spec.json:2:51: op 'sum' with user type 'mat2': a user type is opaque bytes to cooplink, so its operators "
+              "are custom:<name>\n");
+  /* a failing spec declares nothing */
+  coop_gen_group g = {.family = "block_load", .type = "mat2", .threads = "32"};
+  cr_assert_eq(coop_gen_add_group(gen, &g), E);
+  cr_assert_eq(coop_gen_add_symbol(gen, "coop_warp_reduce_custom_q_mat2_w8"), E);
+  char *log = coopt_gen_log(gen);
+  cr_assert_not_null(strstr(log, "coop_warp_reduce_custom_q_mat2_w8: unknown type 'mat2'"), "%s", log);
+  free(log);
 }

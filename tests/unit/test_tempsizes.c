@@ -64,15 +64,33 @@ static const probe PROBES[] = {
    "cub::WarpScan<__nv_bfloat16, 3>::TempStorage", 0},
   {{"warp_scan", "f64", "sum", NULL, NULL, NULL, "exclusive", "32"}, "coop_warp_exclusive_scan_sum_f64_w32",
    "cub::WarpScan<double, 32>::TempStorage", 1},
+  /* user types (declared in USER_TYPES, spelled out in the host program as opaque aligned bytes) */
+  {{"block_reduce", "rgb", "custom:rgb_mix", "65", "3", "raking", "full"}, "coop_block_reduce_custom_rgb_mix_rgb_t65_i3_raking",
+   "cub::BlockReduce<rgb, 65, cub::BLOCK_REDUCE_RAKING, 1, 1>::TempStorage", 0},
+  {{"block_scan", "mat2", "custom:matmul", "7x3", "2", "warp_scans", "exclusive"},
+   "coop_block_exclusive_scan_custom_matmul_mat2_t7x3x1_i2_warp_scans",
+   "cub::BlockScan<mat2, 7, cub::BLOCK_SCAN_WARP_SCANS, 3, 1>::TempStorage", 0},
+  {{"block_load", "mat2", NULL, "32x2", "3", "warp_transpose", "plain"}, "coop_block_load_mat2_t32x2x1_i3_warp_transpose",
+   "cub::BlockLoad<mat2, 32, 3, cub::BLOCK_LOAD_WARP_TRANSPOSE, 2, 1>::TempStorage", 0},
+  {{"warp_scan", "big", "custom:big_op", NULL, NULL, NULL, "inclusive", "12"}, "coop_warp_inclusive_scan_custom_big_op_big_w12",
+   "cub::WarpScan<big, 12>::TempStorage", 0},
+  {{"warp_reduce", "rgb", "custom:rgb_mix", NULL, NULL, NULL, "full", "5"}, "coop_warp_reduce_custom_rgb_mix_rgb_w5",
+   "cub::WarpReduce<rgb, 5>::TempStorage", 0},
+  {{"warp_reduce", "big", "custom:big_op", NULL, NULL, NULL, "full", "16"}, "coop_warp_reduce_custom_big_op_big_w16",
+   "cub::WarpReduce<big, 16>::TempStorage", 1},
 };
 #define N_PROBES (sizeof PROBES / sizeof PROBES[0])
+static const char USER_TYPES[] = "rgb:3:1,mat2:16:8,big:48:16";
+static const char USER_STRUCTS[] = "struct alignas(1) rgb { unsigned char b[3]; };\n"
+                                   "struct alignas(8) mat2 { unsigned char b[16]; };\n"
+                                   "struct alignas(16) big { unsigned char b[48]; };\n";
 
 Test(tempsizes, equal_nvcc_host_sizeof, .timeout = 600)
 {
   char *dir = coopt_tmpdir();
   coop_gen_group groups[N_PROBES];
   for (size_t i = 0; i < N_PROBES; ++i) groups[i] = PROBES[i].group;
-  coopt_generate(groups, (int)N_PROBES, "sizes", "sm_75", dir);
+  coopt_generate_typed(groups, (int)N_PROBES, USER_TYPES, "sizes", "sm_75", dir);
 
   /* The host program. */
   char *cu = coopt_fmt("%s/sizes_host.cu", dir);
@@ -81,8 +99,8 @@ Test(tempsizes, equal_nvcc_host_sizeof, .timeout = 600)
   fprintf(f, "#include <cub/block/block_load.cuh>\n#include <cub/block/block_store.cuh>\n"
              "#include <cub/block/block_reduce.cuh>\n#include <cub/block/block_scan.cuh>\n"
              "#include <cub/warp/warp_reduce.cuh>\n#include <cub/warp/warp_scan.cuh>\n"
-             "#include <cuda_fp16.h>\n#include <cuda_bf16.h>\n#include <cstdio>\n"
-             "int main() {\n");
+             "#include <cuda_fp16.h>\n#include <cuda_bf16.h>\n#include <cstdio>\n%s"
+             "int main() {\n", USER_STRUCTS);
   for (size_t i = 0; i < N_PROBES; ++i)
     fprintf(f, "  std::printf(\"%%s %%zu %%zu\\n\", \"%s\", sizeof(%s), alignof(%s));\n", PROBES[i].symbol,
             PROBES[i].cub_type, PROBES[i].cub_type);

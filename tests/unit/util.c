@@ -73,8 +73,20 @@ int coopt_same_file(const char *a, const char *b)
 
 void coopt_generate(const coop_gen_group *groups, int n, const char *name, const char *archs, const char *dir)
 {
+  coopt_generate_typed(groups, n, NULL, name, archs, dir);
+}
+
+void coopt_generate_typed(const coop_gen_group *groups, int n, const char *types, const char *name, const char *archs,
+                          const char *dir)
+{
   coop_gen *gen = NULL;
   cr_assert_eq(coop_gen_create(&gen), COOP_SUCCESS);
+  for (const char *t = types; t && *t; t = strchr(t, ',') ? strchr(t, ',') + 1 : "") {
+    char tn[32];
+    size_t size, align;
+    cr_assert_eq(sscanf(t, "%31[^:]:%zu:%zu", tn, &size, &align), 3, "%s", t);
+    cr_assert_eq(coop_gen_add_type(gen, tn, size, align), COOP_SUCCESS, "%s", t);
+  }
   for (int i = 0; i < n; ++i) cr_assert_eq(coop_gen_add_group(gen, &groups[i]), COOP_SUCCESS, "group %d", i);
   cr_assert_eq(coop_gen_set_name(gen, name), COOP_SUCCESS);
   cr_assert_eq(coop_gen_set_archs(gen, archs), COOP_SUCCESS);

@@ -14,6 +14,9 @@ int coopt_exists(const char *path);
 int coopt_count_entries(const char *dir);
 /* Generates groups into bundle `name` for archs (comma list) in dir, asserting success. */
 void coopt_generate(const coop_gen_group *groups, int n, const char *name, const char *archs, const char *dir);
+/* ... after declaring the user types of types ("mat2:16:8,rgb:3:1"; NULL: none). */
+void coopt_generate_typed(const coop_gen_group *groups, int n, const char *types, const char *name, const char *archs,
+                          const char *dir);
 /* printf into a malloc'd string. */
 char *coopt_fmt(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* SHA-256 as 64 hex digits (OpenSSL). */
