@@ -471,7 +471,7 @@ Test(spec, user_type_errors)
               "spec.json:1:39: type 'a' is already declared with size 4 and alignment 4\n");
   expect_spec("types: [{name: mat2, size: 16, align: 4}]\n"
               "generate: [{family: block_reduce, type: mat2, op: [sum], threads: 32}]\n", E,
-              "spec.json:2:51: op 'sum' with user type 'mat2': a user type is opaque bytes to cooplink, so its operators "
+              "spec.json:2:52: op 'sum' with user type 'mat2': a user type is opaque bytes to cooplink, so its operators "
               "are custom:<name>\n");
   /* a failing spec declares nothing */
   coop_gen_group g = {.family = "block_load", .type = "mat2", .threads = "32"};
