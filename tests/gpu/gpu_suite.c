@@ -44,11 +44,17 @@ static coop_catalog *catalog;
 static char catalog_header[256];
 
 /* ---- case list ---- */
-static int op_ok(int type, int op) { return op < OP_AND || op > OP_XOR || TY[type].is_int; }
+/* the user type mat2 takes its own operator only, and only it */
+static int op_ok(int type, int op)
+{
+  if ((type == T_MAT2) != (op == OP_MATMUL)) return 0;
+  return op < OP_AND || op > OP_XOR || TY[type].is_int;
+}
 /* The op as the symbol spells it; a custom one: custom_last_<type> */
 static const char *op_spelling(const kase *k, char *buf, size_t size)
 {
   if (k->op == OP_LAST) snprintf(buf, size, "custom_last_%s", TY[k->type].code);
+  else if (k->op == OP_MATMUL) snprintf(buf, size, "custom_matmul");
   else snprintf(buf, size, "%s", OPS[k->op]);
   return buf;
 }
@@ -91,7 +97,7 @@ static void build_cases(void)
           for (int algo = 0; algo < N_ALGOS[fam]; ++algo)
             for (int rep = 0; rep < 2; ++rep, ++ctr) {
               if (uses_op(fam) && !op_ok(type, op)) continue;
-              if (op == OP_LAST && fam == FAM_REDUCE && algo == 1) continue; /* raking_comm: refused */
+              if (op >= OP_LAST && fam == FAM_REDUCE && algo == 1) continue; /* raking_comm: refused */
               kase k = {0};
               k.fam = fam;
               k.var = var;
@@ -176,8 +182,9 @@ static void build_catalog_cases(void)
       kase k = {0};
       k.fam = index_of(FAMS, N_FAMS, json_string_value(json_object_get(o, "family")));
       k.var = k.fam < 0 ? -1 : index_of(VARS[k.fam], N_VARS[k.fam], json_string_value(json_object_get(o, "variant")));
-      k.type = index_of((const char *const[]){"i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64", "f16", "bf16",
-                                              "f32", "f64"}, N_TYPES, json_string_value(json_object_get(o, "type")));
+      k.type = -1; /* the built-in types: a catalog has no user type */
+      for (int t = 0; t < T_MAT2; ++t)
+        if (!strcmp(TY[t].code, json_string_value(json_object_get(o, "type")) ?: "")) k.type = t;
       k.op = index_of(OPS, N_OPS, json_string_value(json_object_get(o, "op")));
       k.algo = k.fam < 0 ? -1 : index_of(ALGOS[k.fam], N_ALGOS[k.fam], json_string_value(json_object_get(o, "algorithm")));
       json_t *blk = json_object_get(o, "block");
@@ -402,8 +409,9 @@ static void build_shard(int s)
     snprintf(threads, sizeof threads, "%dx%dx%d", k->bx, k->by, k->bz);
     snprintf(items, sizeof items, "%d", k->n);
     char custom[48];
-    snprintf(custom, sizeof custom, "custom:last_%s", TY[k->type].code);
-    coop_gen_group g = {FAMS[k->fam], TY[k->type].code, k->op == OP_LAST ? custom : k->op >= 0 ? OPS[k->op] : NULL,
+    snprintf(custom, sizeof custom, k->op == OP_MATMUL ? "custom:matmul" : "custom:last_%s", TY[k->type].code);
+    if (k->type == T_MAT2 && !rc) rc = coop_gen_add_type(gen, "mat2", 16, 16);
+    coop_gen_group g = {FAMS[k->fam], TY[k->type].code, k->op >= OP_LAST ? custom : k->op >= 0 ? OPS[k->op] : NULL,
                         threads, items,
                         ALGOS[k->fam][k->algo], VARS[k->fam][k->var], NULL};
     if (is_warp_fam(k->fam)) { /* lanes instead of threads and items; no algorithm */
@@ -455,7 +463,16 @@ static void build_shard(int s)
   char *src = NULL;
   size_t src_len = 0;
   FILE *f = open_memstream(&src, &src_len);
-  fprintf(f, "#include \"%s.h\"\n\n", name);
+  /* the user type: the test code's own struct, the header's COOP_TYPE_MAT2 */
+  fprintf(f, "struct __align__(16) mat2 { unsigned int a, b, c, d; };\n#define COOP_TYPE_MAT2 struct mat2\n"
+             "#include \"%s.h\"\n\n", name);
+  for (int i = sh->first; i < sh->first + sh->count; ++i)
+    if (cases[i].op == OP_MATMUL) {
+      fprintf(f, "extern \"C\" __device__ void matmul(const mat2 *x, const mat2 *y, mat2 *o)\n{\n"
+                 "  *o = mat2{x->a * y->a + x->b * y->c, x->a * y->b + x->b * y->d, x->c * y->a + x->d * y->c,\n"
+                 "            x->c * y->b + x->d * y->d};\n}\n");
+      break;
+    }
   /* the custom operator of the shard's OP_LAST cases, one C function per type */
   int defined[N_TYPES] = {0};
   for (int i = sh->first; i < sh->first + sh->count; ++i)

@@ -7,16 +7,19 @@
 
 enum { FAM_LOAD, FAM_STORE, FAM_REDUCE, FAM_SCAN, FAM_WREDUCE, FAM_WSCAN, N_FAMS };
 /* OP_LAST: a custom operator (custom:last_<type>, out = b), associative and not commutative, defined by
- * the test code: results show the operand order */
-enum { OP_SUM, OP_MIN, OP_MAX, OP_PROD, OP_AND, OP_OR, OP_XOR, OP_LAST, N_OPS };
-enum { K_INT, K_F16, K_BF16, K_F32, K_F64 };
+ * the test code: results show the operand order. OP_MATMUL: the user type mat2 (a 2x2 matrix of uint32,
+ * 16 bytes aligned to 16, declared to the generator) with its only operator, the matrix product modulo
+ * 2^32 (custom:matmul, defined by the test code): exact, associative, not commutative. */
+enum { OP_SUM, OP_MIN, OP_MAX, OP_PROD, OP_AND, OP_OR, OP_XOR, OP_LAST, OP_MATMUL, N_OPS };
+enum { K_INT, K_F16, K_BF16, K_F32, K_F64, K_MAT };
 
 typedef struct tinfo {
   const char *code, *ctype;
   int size, is_int, is_signed, kind;
 } tinfo;
 extern const tinfo TY[];
-#define N_TYPES 12
+#define N_TYPES 13
+#define T_MAT2 12 /* TY[T_MAT2]: the user type */
 extern const char *const OPS[N_OPS];
 extern const char *const FAMS[N_FAMS];
 extern const char *const VARS[N_FAMS][4];
@@ -58,6 +61,7 @@ void st_u(const tinfo *t, void *p, uint64_t v);
  * and the number of roundings that went into it. */
 typedef struct val {
   uint64_t u;
+  uint32_t m[4]; /* mat2: row-major */
   long double f, mag;
   int depth;
 } val;

@@ -11,8 +11,9 @@ const tinfo TY[] = {
   {"i64", "int64_t", 8, 1, 1, K_INT},    {"u8", "uint8_t", 1, 1, 0, K_INT},    {"u16", "uint16_t", 2, 1, 0, K_INT},
   {"u32", "uint32_t", 4, 1, 0, K_INT},   {"u64", "uint64_t", 8, 1, 0, K_INT},  {"f16", "__half", 2, 0, 1, K_F16},
   {"bf16", "__nv_bfloat16", 2, 0, 1, K_BF16}, {"f32", "float", 4, 0, 1, K_F32}, {"f64", "double", 8, 0, 1, K_F64},
+  {"mat2", "mat2", 16, 0, 0, K_MAT},
 };
-const char *const OPS[N_OPS] = {"sum", "min", "max", "prod", "and", "or", "xor", "custom"};
+const char *const OPS[N_OPS] = {"sum", "min", "max", "prod", "and", "or", "xor", "custom", "matmul"};
 const char *const FAMS[N_FAMS] = {"block_load", "block_store", "block_reduce", "block_scan", "warp_reduce",
                                    "warp_scan"};
 const char *const VARS[N_FAMS][4] = {{"plain", "guarded"}, {"plain", "guarded"}, {"full", "partial"},
@@ -107,7 +108,8 @@ void st_u(const tinfo *t, void *p, uint64_t v) { memcpy(p, &v, (size_t)t->size);
 val load_val(const tinfo *t, const void *p)
 {
   val v = {0};
-  if (t->is_int) v.u = ld_u(t, p);
+  if (t->kind == K_MAT) memcpy(v.m, p, sizeof v.m);
+  else if (t->is_int) v.u = ld_u(t, p);
   else {
     v.f = ld_f(t, p);
     v.mag = fabsl(v.f);
@@ -125,6 +127,13 @@ static uint64_t trunc_u(const tinfo *t, uint64_t u)
 val combine(const tinfo *t, int op, val a, val b)
 {
   val r = {0};
+  if (t->kind == K_MAT) { /* OP_MATMUL: a * b, modulo 2^32 */
+    r.m[0] = a.m[0] * b.m[0] + a.m[1] * b.m[2];
+    r.m[1] = a.m[0] * b.m[1] + a.m[1] * b.m[3];
+    r.m[2] = a.m[2] * b.m[0] + a.m[3] * b.m[2];
+    r.m[3] = a.m[2] * b.m[1] + a.m[3] * b.m[3];
+    return r;
+  }
   if (t->is_int) {
     int lt = t->is_signed ? (int64_t)a.u < (int64_t)b.u : a.u < b.u;
     switch (op) {
@@ -165,6 +174,14 @@ static double unit_roundoff(const tinfo *t)
 int matches(const kase *k, const void *got, val ref, int depth_bound, char *why, size_t wsize)
 {
   const tinfo *t = &TY[k->type];
+  if (t->kind == K_MAT) {
+    uint32_t g[4];
+    memcpy(g, got, sizeof g);
+    if (!memcmp(g, ref.m, sizeof g)) return 1;
+    snprintf(why, wsize, "got [%u %u; %u %u], expected [%u %u; %u %u]", g[0], g[1], g[2], g[3], ref.m[0], ref.m[1],
+             ref.m[2], ref.m[3]);
+    return 0;
+  }
   if (t->is_int) {
     uint64_t g = ld_u(t, got);
     if (g == ref.u) return 1;
@@ -185,6 +202,12 @@ void gen_value(const kase *k, void *p, size_t idx, size_t special1, size_t speci
   const tinfo *t = &TY[k->type];
   int op = uses_op(k->fam) ? k->op : -1;
   int bits = 8 * t->size;
+  if (t->kind == K_MAT) {
+    uint32_t m[4];
+    for (int i = 0; i < 4; ++i) m[i] = (uint32_t)rnd();
+    memcpy(p, m, sizeof m);
+    return;
+  }
   if (t->is_int) {
     uint64_t v = rnd();
     if (op == OP_PROD) {
