@@ -71,6 +71,7 @@ def library():
             "coop_linker_create": (c.c_int, [P(c.c_void_p), c.c_void_p, c.c_uint, P(c.c_char_p)]),
             "coop_linker_destroy": (c.c_int, [P(c.c_void_p)]),
             "coop_linker_add_symbol": (c.c_int, [c.c_void_p, c.c_char_p]),
+            "coop_linker_add_type": (c.c_int, [c.c_void_p, c.c_char_p, c.c_size_t, c.c_size_t]),
             "coop_linker_add_data": (c.c_int, [c.c_void_p, c.c_int, c.c_void_p, c.c_size_t, c.c_char_p]),
             "coop_linker_resolve": (c.c_int, [c.c_void_p]),
             "coop_linker_complete": (c.c_int, [c.c_void_p]),
@@ -221,11 +222,13 @@ COOP_INPUT_LTOIR, COOP_INPUT_FATBIN = 2, 5  # coop_input_kind (cooplink.h)
 _resolved = {}
 
 
-def resolve(symbols, arch, catalog_path=None, generate=True):
+def resolve(symbols, arch, catalog_path=None, generate=True, types=()):
     """The bundles defining `symbols` for sm_<arch>, found as coop_linker_complete finds them: the catalog,
-    the cache's on-demand folder, or generated now (once; later processes find it in the cache). Returns a
-    dict symbol -> Resolved. Raises CooplinkError naming the symbol and the library's log."""
-    key_base = (os.path.abspath(catalog_path or catalog_dir()), int(arch))
+    the cache's on-demand folder, or generated now (once; later processes find it in the cache). `types`:
+    the user types (name, size, align) the symbols take. Returns a dict symbol -> Resolved. Raises
+    CooplinkError naming the symbol and the library's log."""
+    types = tuple(types)
+    key_base = (os.path.abspath(catalog_path or catalog_dir()), int(arch), types)
     out, todo = {}, []
     with _lock:
         for s in symbols:
@@ -239,6 +242,8 @@ def resolve(symbols, arch, catalog_path=None, generate=True):
     opts = [f"-arch=sm_{int(arch)}", f"-generate={1 if generate else 0}"]
     lib = library()
     with Linker(opts, catalog_path) as lk:
+        for name, size, align in types:
+            lk.check(lib.coop_linker_add_type(lk.handle, name.encode(), size, align), f"user type {name}")
         for s in todo:
             lk.check(lib.coop_linker_add_symbol(lk.handle, s.encode()), f"{s}: not a cooplink symbol")
         lk.check(lib.coop_linker_resolve(lk.handle), "cooplink could not provide " + ", ".join(todo))
@@ -274,13 +279,15 @@ def resolve(symbols, arch, catalog_path=None, generate=True):
 resolve.generated = 0  # symbols generated on demand by this process (tests count them)
 
 
-def link(inputs, arch, options=()):
+def link(inputs, arch, options=(), types=()):
     """Links inputs [(kind, data, name)] (kind "ltoir", "ptx", "cubin", "fatbin" or "cuda") for sm_<arch>
-    through libcooplink, which adds the bundles the inputs call. Returns {"cubin", "ptx" (with "-ptx" in
-    options), "log", "info"}."""
+    through libcooplink, which adds the bundles the inputs call; `types`: the user types (name, size,
+    align) their symbols take. Returns {"cubin", "ptx" (with "-ptx" in options), "log", "info"}."""
     kinds = {"cuda": 1, "ltoir": COOP_INPUT_LTOIR, "ptx": 3, "cubin": 4, "fatbin": COOP_INPUT_FATBIN}
     lib = library()
     with Linker([f"-arch=sm_{int(arch)}"] + list(options)) as lk:
+        for name, size, align in types:
+            lk.check(lib.coop_linker_add_type(lk.handle, name.encode(), size, align), f"user type {name}")
         for kind, data, name in inputs:
             data = bytes(data)
             lk.check(lib.coop_linker_add_data(lk.handle, kinds[kind], data, len(data), name.encode()),

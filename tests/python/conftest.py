@@ -22,7 +22,8 @@ def compile_and_link(kernel, sig, arch=ARCH):
             inputs.append((c.code_type, c.code, f"numba_{i}.{c.code_type}"))
         elif type(c).__name__ == "LTOIR" and c.name.startswith("py_"):  # an operator given as a Python function
             inputs.append(("ltoir", bytes(c.data), c.name))
-    out = _lib.link(inputs, arch, ["-ptx", "-verbose", "-cache=0"])
+    from cooplink.numba import _primitive
+    out = _lib.link(inputs, arch, ["-ptx", "-verbose", "-cache=0"], types=tuple(_primitive.USER_TYPES.values()))
     out["linkables"] = linkables
     return out
 

@@ -400,7 +400,8 @@ def test_warp_errors():
     assert str(e.value) == "binary_op='xor' is a bitwise operator; dtype=float32 is not an integer type"
     with pytest.raises(ValueError) as e:
         coop.warp.make_reduce(np.int32, "sum", 8, methods={"add": None})
-    assert str(e.value) == "methods={'add': None}: user-defined types are not supported yet"
+    assert str(e.value) == ("methods={'add': None}: cooplink takes a user type as a record dtype (a numpy "
+                            "structured dtype) with a Python operator; methods= is not used")
     wr = coop.warp.make_sum(np.int32, 7)
     with pytest.raises(TypeError) as e:  # CUB's logical warps of 7 never span hardware warps
         wr.check_warps((40, 1, 1))
@@ -475,3 +476,71 @@ def test_python_function_operator_errors(device_functions_without_gpu):
         d_out[0] = red(items)
     text = _typing_error(k2)
     assert "with algorithm 'raking_comm': CUB's commutative-only reduction reorders operands" in text, text
+
+
+# ---------------------------------------------------------------- user types: record dtypes
+
+MAT2 = np.dtype([("a", np.float32), ("b", np.float32), ("c", np.float32), ("d", np.float32)], align=True)
+
+
+def matmul(x, y, o):
+    """A 2x2 matrix product (not commutative), a record operator: writes x @ y into o."""
+    a = x.a * y.a + x.b * y.c
+    b = x.a * y.b + x.b * y.d
+    c = x.c * y.a + x.d * y.c
+    o.d = x.c * y.b + x.d * y.d
+    o.a, o.b, o.c = a, b, c
+
+
+def test_record_user_type(device_functions_without_gpu):
+    """A record dtype as a user type (named after its layout) through block load, block reduce and scan,
+    warp reduce and scan with a record operator (op(a, b, out)), and block store: inlined."""
+    R = numba.from_dtype(MAT2)
+    load = coop.block.make_load(MAT2, 64, 2, "warp_transpose")
+    red = coop.block.make_reduce(MAT2, 64, matmul, 2, "raking")
+    scan = coop.block.make_exclusive_scan(MAT2, 64, matmul, 2, initial_value=(1, 0, 0, 1), algorithm="warp_scans")
+    wred = coop.warp.make_reduce(MAT2, matmul, 8)
+    wscan = coop.warp.make_inclusive_scan(MAT2, matmul, 7)
+    store = coop.block.make_store(MAT2, 64, 2, "striped")
+    code = red.name.split("_")[-4]
+    assert code.startswith("rec") and len(code) == 15, red.name
+    assert load.name == f"block_load_{code}_t64_i2_warp_transpose"
+    assert red.temp_storage_bytes > 0 and red.temp_storage_alignment >= MAT2.alignment
+
+    def k(d_in, d_out):
+        items = coop.local.array(2, R)
+        res = coop.local.array(2, R)
+        load(d_in[cuda.blockIdx.x * 128:], items)
+        agg = red(items)
+        scan(items, res)
+        t = cuda.threadIdx.x
+        w = wred(res[0])
+        if (t % 32) // 7 < 4:
+            res[1] = wscan(items[1])
+        res[0].a = agg.a + w.d
+        store(d_out[cuda.blockIdx.x * 128:], res)
+    out = compile_and_link(k, (R[::1], R[::1]))
+    assert_inlined(out)
+    names = sorted(c.name for c in out["linkables"])
+    assert sum(n.startswith("py_matmul_") for n in names) == 1, names
+
+
+def test_record_errors(device_functions_without_gpu):
+    def add(a, b):
+        return a
+    with pytest.raises(ValueError) as e:
+        coop.block.make_reduce(MAT2, 64, add, 1)
+    assert str(e.value).startswith("binary_op='add' takes 2 arguments; for dtype=Record(") and \
+        str(e.value).endswith("an operator is op(a, b, out), writing a op b into the record out")
+    with pytest.raises(ValueError) as e:
+        coop.block.make_reduce(MAT2, 64, "sum", 1)
+    assert "cooplink has no arithmetic on a record; give a Python function op(a, b, out)" in str(e.value)
+    with pytest.raises(ValueError) as e:
+        coop.warp.make_exclusive_scan(MAT2, matmul, 8, initial_value=(1, 2))
+    assert str(e.value).startswith("initial_value=(1, 2) is not a record of Record("), str(e.value)
+    wr = coop.warp.make_reduce(MAT2, matmul, 8)
+
+    def k(d_in, d_out):
+        d_out[0] = wr(d_in[0])  # a float where the record goes
+    text = _typing_error(k, (F, F))
+    assert "must be a scalar of Record(" in text and "got float32" in text, text

@@ -65,7 +65,15 @@ def _is_array(t):
 
 
 def _is_scalar(t):
-    return isinstance(t, (types.Number, types.Boolean)) or type(t).__name__ in ("Bfloat16",)
+    """One element's value: a number, or a record (a user type)."""
+    return isinstance(t, (types.Number, types.Boolean, types.Record)) or type(t).__name__ in ("Bfloat16",)
+
+
+def _scalar_fits(t, dtype):
+    """A scalar for an element of dtype: a record only for its own record type (no conversion)."""
+    if isinstance(dtype, types.Record) or isinstance(t, types.Record):
+        return t == dtype
+    return _is_scalar(t)
 
 
 def _tname(t):
@@ -79,10 +87,12 @@ def element_check(symbol, pname, p, t, dtype):
     if shape == "one" and p["kind"] == "in":
         if _is_array(t):
             raise BindError(f"{where} must be a scalar of {dtype}, got an array ({_tname(t)})")
-        if not _is_scalar(t):
+        if not _scalar_fits(t, dtype):
             raise BindError(f"{where} must be a scalar of {dtype}, got {_tname(t)}")
         return
     if shape == "items" and p["kind"] == "in" and p["count"] == 1 and _is_scalar(t):
+        if not _scalar_fits(t, dtype):
+            raise BindError(f"{where} must be a scalar of {dtype}, got {_tname(t)}")
         return
     if not _is_array(t):
         what = "the block's tile (a device or shared array)" if shape == "tile" else \

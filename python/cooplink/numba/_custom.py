@@ -4,10 +4,12 @@ kernel's arch and attached to the kernel's link beside the primitive's bundle, w
 (its symbol spells the op `custom_<name>`); nvJitLink inlines both."""
 
 import hashlib
+import inspect
 import re
 
 from numba import cuda
 from numba.cuda import types
+from numba.cuda.extending import intrinsic
 
 
 class CustomOp:
@@ -30,8 +32,12 @@ class CustomOp:
             # a device function called by the C-ABI shim (numba-cuda compiles it for the current device)
             fn = self.fn if hasattr(self.fn, "py_func") else cuda.jit(device=True)(self.fn)
 
-            def shim(a, b, out):
-                out[0] = fn(a[0], b[0])
+            if isinstance(dtype, types.Record):  # records are passed by reference: op(a, b, out) writes out
+                def shim(a, b, out):
+                    fn(_as_record(a), _as_record(b), _as_record(out))
+            else:
+                def shim(a, b, out):
+                    out[0] = fn(a[0], b[0])
             ptr = types.CPointer(dtype)
             ltoir, _ = cuda.compile(shim, types.void(ptr, ptr, ptr), device=True, abi="c",
                                     abi_info={"abi_name": self.cname}, output="ltoir", cc=divmod(arch, 10))
@@ -39,6 +45,28 @@ class CustomOp:
             # one object per arch: numba-cuda's link takes each object once
             obj = self._linkables[arch] = LTOIR(bytes(ltoir), name=f"{self.cname}.ltoir")
         return obj
+
+
+@intrinsic
+def _as_record(typingctx, ptr):
+    """The record a C pointer points to (a record's value is a pointer to its data: no copy)."""
+    def codegen(context, builder, sig, args):
+        return builder.bitcast(args[0], context.get_value_type(sig.return_type))
+    return ptr.dtype(ptr), codegen
+
+
+def check_arity(fn, dtype, what):
+    """A record's operator takes (a, b, out) and writes out; a number's takes (a, b) and returns."""
+    py = getattr(fn, "py_func", fn)
+    try:
+        n = len(inspect.signature(py).parameters)
+    except (TypeError, ValueError):
+        return
+    want = 3 if isinstance(dtype, types.Record) else 2
+    if n != want:
+        form = "op(a, b, out), writing a op b into the record out" if want == 3 else "op(a, b), returning a op b"
+        raise ValueError(f"{what}={getattr(py, '__name__', py)!r} takes {n} arguments; for dtype={dtype} an "
+                         f"operator is {form}")
 
 
 _OPS = {}

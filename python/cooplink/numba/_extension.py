@@ -123,11 +123,12 @@ def _array_typer(space):
             raise errors.TypingError(f"coop.{space}.array: shape must be positive, got {n}")
         nb = parse_dtype(dtype) if not isinstance(dtype, types.Type) or isinstance(dtype, types.DTypeSpec) \
             else dtype
-        if isinstance(dtype, types.NumberClass):
+        if isinstance(dtype, (types.NumberClass, types.TypeRef)):  # a number class, or a record type
             nb = dtype.instance_type
         if nb is None:
             raise errors.TypingError(f"coop.{space}.array: unsupported dtype {dtype}")
-        natural = max(1, (_numpy_dtype(nb).itemsize if _numpy_dtype(nb) is not None else 1))
+        npd = _numpy_dtype(nb)
+        natural = max(1, (npd.alignment if npd is not None and npd.fields else npd.itemsize if npd is not None else 1))
         a = natural if align is None or isinstance(align, (types.NoneType, types.Omitted)) else \
             _literal_int(align, f"coop.{space}.array: alignment")
         if a & (a - 1) or a < natural:
@@ -340,7 +341,15 @@ def emit_call(context, builder, sig, args, call):
     if prim.custom is not None:  # the user's operator, compiled to LTO-IR for the kernel's arch
         context.active_code_library.add_linking_file(prim.custom.linkable(prim.dtype, current_arch()))
     dtype = prim.dtype
-    llt = context.get_value_type(dtype)
+    record = isinstance(dtype, types.Record)  # a user type: its value is a pointer to its data
+
+    def slot(name):
+        """A local slot for one element (a record's data, aligned as the type the bundle was made for)."""
+        if not record:
+            return cgutils.alloca_once(builder, context.get_value_type(dtype), name=name)
+        s = cgutils.alloca_once(builder, context.get_data_type(dtype), name=name)
+        s.align = prim.user_types[0][2]
+        return s
     argtys = [ir.IntType(32) if a.param["kind"] == "int" else I8P for a in b.args]
     fn = cgutils.get_or_insert_function(builder.module, ir.FunctionType(ir.VoidType(), argtys), entry["name"])
     values, ret_slot = [], None
@@ -355,17 +364,21 @@ def emit_call(context, builder, sig, args, call):
             auto_temp = True
             continue
         if a.source == "return":
-            ret_slot = cgutils.alloca_once(builder, llt, name="coop_result")
+            ret_slot = slot("coop_result")
             values.append(builder.bitcast(ret_slot, I8P))
             continue
         if a.source == "default":
-            slot = cgutils.alloca_once(builder, llt, name=p["name"])
+            dslot = slot(p["name"])
             value = prim.default_value(p["name"])
-            builder.store(convert(context, builder, context.get_constant(types.float64, float(value)), types.float64,
-                                  dtype) if isinstance(value, float) else
-                          convert(context, builder, context.get_constant(types.int64, int(value)), types.int64, dtype),
-                          slot)
-            values.append(builder.bitcast(slot, I8P))
+            if record:  # the record's bytes (a numpy record given to the factory)
+                data = bytes(value)
+                builder.store(ir.Constant(ir.ArrayType(ir.IntType(8), len(data)), bytearray(data)), dslot)
+            else:
+                builder.store(convert(context, builder, context.get_constant(types.float64, float(value)),
+                                      types.float64, dtype) if isinstance(value, float) else
+                              convert(context, builder, context.get_constant(types.int64, int(value)), types.int64,
+                                      dtype), dslot)
+            values.append(builder.bitcast(dslot, I8P))
             continue
         ty, val = sig.args[a.index], args[a.index]
         if isinstance(ty, types.Literal) and not isinstance(ty, types.Array):
@@ -378,17 +391,19 @@ def emit_call(context, builder, sig, args, call):
         elif isinstance(ty, types.Array):
             ary = context.make_array(ty)(context, builder, value=val)
             values.append(builder.bitcast(ary.data, I8P))
+        elif record:  # a record value is already a pointer to its data
+            values.append(builder.bitcast(val, I8P))
         else:  # a scalar for one element (or the one item of items_per_thread == 1)
-            slot = cgutils.alloca_once(builder, llt, name=p["name"])
-            builder.store(convert(context, builder, val, ty, dtype), slot)
-            values.append(builder.bitcast(slot, I8P))
+            vslot = slot(p["name"])
+            builder.store(convert(context, builder, val, ty, dtype), vslot)
+            values.append(builder.bitcast(vslot, I8P))
     builder.call(fn, values)
     if auto_temp:
         # temp storage the call owns is reused by the next pass of a loop: as cuda.coop's implicit form,
         # the call ends with a barrier (a call given temp_storage leaves that to the caller, as CUB does)
         prim.scope_barrier(builder)
     if ret_slot is not None:
-        return builder.load(ret_slot)
+        return ret_slot if record else builder.load(ret_slot)
     return context.get_dummy_value()
 
 

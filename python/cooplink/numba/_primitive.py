@@ -2,6 +2,8 @@
 call may pick (plain or guarded, full or partial, with or without a running prefix). Its ABI comes from
 the manifests libcooplink resolves; nothing here lists a family's parameters."""
 
+import hashlib
+
 import numpy as np
 from numba.cuda import types
 from numba.cuda.core import errors
@@ -52,6 +54,7 @@ def op_name(op, what="binary_op", dtype=None):
                 raise ValueError(f"{what}={getattr(op, '__name__', op)!r}: a Python function as the operator needs "
                                  f"the element type")
             from . import _custom
+            _custom.check_arity(op, dtype, what)
             return _custom.custom_op(op, type_code(dtype)).spelling
     if name is None:
         raise ValueError(f"{what}={op!r} is not a known operator (use 'sum', 'prod', 'min', 'max', 'and', 'or', "
@@ -78,7 +81,26 @@ def numba_dtype(dtype, what="dtype"):
     return nb
 
 
+def user_type(nb):
+    """A record dtype as a cooplink user type (name, size, align): named after its layout, so that
+    records of one layout share symbols and others never clash."""
+    from numba.np.numpy_support import as_dtype
+    npd = np.dtype(as_dtype(nb))
+    if npd.itemsize > 1024:
+        raise ValueError(f"dtype={nb}: a record of {npd.itemsize} bytes; cooplink's user types have at most 1024")
+    align = npd.alignment if npd.itemsize % npd.alignment == 0 else 1
+    layout = repr((npd.descr, npd.itemsize, align))
+    decl = (f"rec{hashlib.sha256(layout.encode()).hexdigest()[:12]}", npd.itemsize, align)
+    USER_TYPES[decl[0]] = decl
+    return decl
+
+
+USER_TYPES = {}  # every user type made so far: name -> (name, size, align)
+
+
 def type_code(nb, what="dtype"):
+    if isinstance(nb, types.Record):
+        return user_type(nb)[0]
     if nb == getattr(types, "bfloat16", None):
         return "bf16"
     try:
@@ -139,8 +161,18 @@ class Primitive:
         self.algorithm, self.op, self.variants, self.initial = algorithm, op, variants, initial
         self.lanes = lanes
         self.code = type_code(dtype)
+        self.user_types = (user_type(dtype),) if isinstance(dtype, types.Record) else ()
+        if self.user_types and initial is not None:  # a record (or a tuple of its fields) as its bytes
+            from numba.np.numpy_support import as_dtype
+            try:
+                self.initial = initial = np.array(initial, dtype=np.dtype(as_dtype(dtype))).tobytes()
+            except (TypeError, ValueError) as e:
+                raise ValueError(f"initial_value={initial!r} is not a record of {dtype} ({e})") from None
         from . import _custom
         self.custom = _custom.BY_SPELLING.get(op) if isinstance(op, str) else None
+        if self.user_types and op is not None and self.custom is None:
+            raise ValueError(f"binary_op={op!r} with dtype={dtype}: cooplink has no arithmetic on a record; give "
+                             f"a Python function op(a, b, out) that writes a op b into out")
         if op in _abi.BITWISE_OPS and self.code not in _abi.INTEGER_CODES:
             raise ValueError(f"binary_op='{op}' is a bitwise operator; dtype={dtype} is not an integer type")
         if lanes is not None:
@@ -155,7 +187,7 @@ class Primitive:
     # -- host side (cuda.coop's attributes)
     def _entry(self, variant=None, arch=None):
         arch = arch or _extension.current_arch()
-        resolved = _lib.resolve(list(self.symbols.values()), arch)
+        resolved = _lib.resolve(list(self.symbols.values()), arch, types=self.user_types)
         sym = self.symbols[variant or self.variants[0].name]
         return resolved[sym].symbols[sym], resolved[sym]
 
@@ -194,7 +226,7 @@ class Primitive:
 
     def bind(self, args, kws, arch):
         self.check_launch()
-        resolved = _lib.resolve(list(self.symbols.values()), arch)
+        resolved = _lib.resolve(list(self.symbols.values()), arch, types=self.user_types)
         failures = []
         for v in self.variants:
             sym = self.symbols[v.name]
@@ -251,6 +283,9 @@ class Primitive:
 def identity(op, dtype):
     """The identity of op for dtype: the exclusive scan's initial value when none is given."""
     code = type_code(dtype)
+    if isinstance(dtype, types.Record):
+        raise errors.TypingError(f"an exclusive scan of records has no identity to start from: give "
+                                 f"initial_value= (a numpy record of {dtype}), or the call's initial value")
     if op in (None, "sum", "or", "xor"):
         return 0
     if op == "prod":

@@ -92,7 +92,7 @@ def make_store(dtype, threads_per_block, items_per_thread=1, algorithm="direct")
 def make_reduce(dtype, threads_per_block, binary_op, items_per_thread=1, algorithm="warp_reductions",
                 methods=None):
     """BlockReduce. In a kernel: agg = reduce(items) or reduce(item, num_valid); defined in thread 0."""
-    _unsupported("methods", methods, "user-defined types are not supported yet")
+    _unsupported("methods", methods, "cooplink takes a user type as a record dtype (a numpy structured dtype) with a Python operator; methods= is not used")
     nb, block, items = _setup(dtype, threads_per_block, items_per_thread)
     return _reduce(nb, block, items, algorithm, op_name(binary_op if binary_op is not None else "sum", "binary_op", nb))
 
@@ -109,7 +109,7 @@ def make_scan(dtype, threads_per_block, items_per_thread, initial_value=None, mo
     _unsupported("block_prefix_callback_op", block_prefix_callback_op,
                  "prefix callbacks are not supported; pass running=<one-element array> to the call, which "
                  "carries the total of earlier tiles")
-    _unsupported("methods", methods, "user-defined types are not supported yet")
+    _unsupported("methods", methods, "cooplink takes a user type as a record dtype (a numpy structured dtype) with a Python operator; methods= is not used")
     nb, block, items = _setup(dtype, threads_per_block, items_per_thread)
     op = op_name(scan_op, "scan_op", nb)
     if initial_value is not None and op == "sum":

@@ -37,7 +37,8 @@ def _scan(dtype, lanes, op, mode, initial=None):
 
 def _no_methods(methods):
     if methods is not None:
-        raise ValueError(f"methods={methods!r}: user-defined types are not supported yet")
+        raise ValueError(f"methods={methods!r}: cooplink takes a user type as a record dtype (a numpy structured "
+                         f"dtype) with a Python operator; methods= is not used")
 
 
 # ---------------------------------------------------------------- factories
