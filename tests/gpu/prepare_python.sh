@@ -14,6 +14,9 @@ venv=build/wheel-venv
 "$venv/bin/pip" install -q --force-reinstall --no-deps dist/wheel/cooplink-*.whl
 syms=$(mktemp)
 (cd /tmp && "$OLDPWD/$venv/bin/python" "$OLDPWD/tests/gpu/python_suite.py" --symbols "$syms")
-build/coopgen --symbols "$syms" --catalog --arch sm_"${COOP_GPU_ARCH:-90}" --name pysuite -o .gpupycat | tail -1
-rm -f "$syms"
+utypes=()
+while read -r t; do utypes+=(--user-type "$t"); done < "$syms.types"
+build/coopgen "${utypes[@]}" --symbols "$syms" --catalog --arch sm_"${COOP_GPU_ARCH:-90}" --name pysuite -o .gpupycat |
+  tail -1
+rm -f "$syms" "$syms.types"
 du -sh .gpuwheels .gpupycat

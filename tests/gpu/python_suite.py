@@ -1,6 +1,7 @@
 """The GPU suite of cooplink.numba: every block primitive and variant in both call forms (factories and calls
 with no factory), every type (f16 and bf16 included), block shapes 7, 65, 128, 16x16, 8x4x2, random
-partial tiles, poisoned outputs, checked against numpy; and the warp primitives (python_warp_cases.py).
+partial tiles, poisoned outputs, checked against numpy; the warp primitives (python_warp_cases.py); and a
+record dtype with a Python operator through block and warp primitives (python_record_cases.py).
 Ends with `N passed, M failed`.
 
     python tests/gpu/python_suite.py --symbols FILE     # no GPU: the symbols the cases call (for coopgen)
@@ -19,6 +20,7 @@ from numba import cuda
 from numba.cuda import types
 
 import cooplink.numba as coop
+from python_record_cases import record_cases
 from python_warp_cases import WarpCase
 
 numba.config.CUDA_LOW_OCCUPANCY_WARNINGS = 0
@@ -284,7 +286,7 @@ def cases():
     for i, (tname, form, _) in enumerate(itertools.product(TYPES, ("factory", "single"), range(2))):
         if not (tname == "bfloat16" and form == "single"):
             out.append(WarpCase(i * 5 + (i // 4), tname, form, nbtype, storage, to_bf16_bits, from_storage))
-    return out
+    return out + record_cases()
 
 
 def poison_of(dtype, size):
@@ -358,7 +360,7 @@ def main():
         for c in all_cases:
             if c.form != "factory":
                 continue
-            if isinstance(c, WarpCase):
+            if hasattr(c, "primitives"):  # warp and record cases
                 for p in c.primitives():
                     syms.update(p.symbols.values())
                 continue
@@ -375,6 +377,9 @@ def main():
                 syms.update(p.symbols.values())
         with open(args.symbols, "w") as f:
             f.write("\n".join(sorted(syms)) + "\n")
+        from cooplink.numba import _primitive
+        with open(args.symbols + ".types", "w") as f:  # the user types the symbols take: coopgen --user-type
+            f.write("".join(f"{n}:{size}:{align}\n" for n, size, align in sorted(_primitive.USER_TYPES.values())))
         print(f"{len(syms)} symbols for {len(all_cases)} cases")
         return 0
     if args.compile_only:
@@ -382,7 +387,7 @@ def main():
         from conftest import assert_inlined, compile_and_link
         passed = failed = 0
         for c in all_cases:
-            if c.form == "single" and not isinstance(c, WarpCase):
+            if c.form == "single" and not hasattr(c, "run"):
                 continue  # its block shape comes from the launch
             try:
                 assert_inlined(compile_and_link(c.kernel(), c.signature()))
@@ -396,7 +401,7 @@ def main():
     passed = failed = 0
     t0 = time.time()
     for c in all_cases:
-        if isinstance(c, WarpCase):
+        if hasattr(c, "run"):  # warp and record cases run themselves
             try:
                 ok, why = c.run(rng, poison_of)
             except Exception as e:  # noqa: BLE001

@@ -17,9 +17,10 @@ class CustomOp:
 
     def __init__(self, fn, code):
         self.fn, self.code = fn, code
-        base = re.sub(r"[^a-z0-9_]", "_", getattr(fn, "__name__", "op").lower()).strip("_")[:16] or "op"
-        co = getattr(fn, "__code__", None)
-        ident = repr((getattr(fn, "__module__", ""), getattr(fn, "__qualname__", ""),
+        py = getattr(fn, "py_func", fn)
+        base = re.sub(r"[^a-z0-9_]", "_", getattr(py, "__name__", "op").lower()).strip("_")[:16] or "op"
+        co = getattr(py, "__code__", None)
+        ident = repr((getattr(py, "__module__", ""), getattr(py, "__qualname__", ""),
                       co.co_code if co else b"", co.co_consts if co else (), code))
         self.cname = f"py_{base}_{hashlib.sha256(ident.encode()).hexdigest()[:8]}_{code}"
         self.spelling = f"custom_{self.cname}"
@@ -75,7 +76,7 @@ BY_SPELLING = {}
 
 def custom_op(fn, code):
     """The CustomOp of fn for type code (the same one for the same function)."""
-    key = (fn, code)
+    key = (getattr(fn, "py_func", fn), code)  # a function and its @cuda.jit device function are one operator
     op = _OPS.get(key)
     if op is None:
         op = _OPS[key] = CustomOp(fn, code)

@@ -156,6 +156,8 @@ def _literal(t, what, kinds):
         return getattr(t, "value", None)
     if isinstance(t, types.StringLiteral) and str in kinds:
         return t.literal_value
+    if isinstance(t, types.Dispatcher) and callable in kinds:  # a @cuda.jit device function: an operator
+        return t.dispatcher
     if isinstance(t, types.IntegerLiteral) and int in kinds:
         return t.literal_value
     if isinstance(t, (types.UniTuple, types.Tuple)) and tuple in kinds and all(
@@ -231,8 +233,8 @@ def _reduce_call(default_op):
         nb = _dtype_of(args[0], name, "items")
         block = _call_shape(kws, name)
         items = _call_items(args[0], kws, name, "items")
-        op = default_op or op_name(_literal(kws.get("op", kws.get("binary_op")), f"{name}: op", (str,)) or "sum",
-                                   "op")
+        op = default_op or op_name(_literal(kws.get("op", kws.get("binary_op")), f"{name}: op", (str, callable))
+                                   or "sum", "op", nb)
         algo = _literal(kws.get("algorithm"), f"{name}: algorithm", (str,)) or "warp_reductions"
         return _reduce(nb, block, items, algo, op)
     return make
@@ -246,8 +248,8 @@ def _scan_call(mode, default_op):
         block = _call_shape(kws, name)
         items = _call_items(args[0], kws, name, "items_in")
         m = mode or _literal(kws.get("mode"), f"{name}: mode", (str,)) or "exclusive"
-        op = default_op or op_name(_literal(kws.get("op", kws.get("scan_op")), f"{name}: op", (str,)) or "sum",
-                                   "op")
+        op = default_op or op_name(_literal(kws.get("op", kws.get("scan_op")), f"{name}: op", (str, callable))
+                                   or "sum", "op", nb)
         algo = _literal(kws.get("algorithm"), f"{name}: algorithm", (str,)) or "raking"
         return _scan(nb, block, items, algo, op, m)
     return make

@@ -102,25 +102,28 @@ def _value_dtype(args, name):
     return numba_dtype(t, f"{name}: the value")
 
 
-def _op(kws, name, default):
+def _op(kws, name, default, dtype):
+    """The call's op: a name, or a @cuda.jit device function (a Python operator)."""
     from .block import _literal
     if default is not None:
         return default
-    return op_name(_literal(kws.get("op", kws.get("binary_op", kws.get("scan_op"))), f"{name}: op", (str,))
-                   or "sum", "op")
+    return op_name(_literal(kws.get("op", kws.get("binary_op", kws.get("scan_op"))), f"{name}: op",
+                            (str, callable)) or "sum", "op", dtype)
 
 
 def _reduce_call(default_op):
     def make(args, kws):
         name = "coop.warp.sum" if default_op else "coop.warp.reduce"
-        return _reduce(_value_dtype(args, name), _lanes(kws, name), _op(kws, name, default_op))
+        nb = _value_dtype(args, name)
+        return _reduce(nb, _lanes(kws, name), _op(kws, name, default_op, nb))
     return make
 
 
 def _scan_call(mode, default_op):
     def make(args, kws):
         name = f"coop.warp.{mode}_{'sum' if default_op else 'scan'}"
-        return _scan(_value_dtype(args, name), _lanes(kws, name), _op(kws, name, default_op), mode)
+        nb = _value_dtype(args, name)
+        return _scan(nb, _lanes(kws, name), _op(kws, name, default_op, nb), mode)
     return make
 
 
