@@ -1,9 +1,10 @@
 """Record dtypes (user types) in cooplink.numba on the GPU: a 2x2 matrix of uint32 with the matrix product
 modulo 2^32 as a Python operator (exact, associative, not commutative: the results show the operand order),
-through block load, reduce (raking, warp_reductions), exclusive scan with an initial matrix, inclusive
-scan, store, and warp reduce, inclusive scan and exclusive scan on logical warps of several sizes (a
-partial last hardware warp included); both call forms for the warp reduce. Checked exactly against Python
-integers; outputs poisoned first. Included by python_suite.py."""
+through block load (algorithms that give the blocked arrangement, so that the scan order is the memory
+order), reduce (raking, warp_reductions), exclusive scan with an initial matrix, inclusive scan and store,
+and warp reduce, inclusive scan and exclusive scan on logical warps of 1 to 32 lanes (a partial last
+hardware warp included); both call forms for the warp reduce. Checked exactly against Python integers;
+outputs poisoned first. Included by python_suite.py."""
 
 import numpy as np
 import numba
@@ -44,7 +45,10 @@ def as_tuples(arr):
 
 
 def poisoned(n):
-    return np.full(n, (0xA5A5A5A5,) * 4, MAT)
+    a = np.empty(n, MAT)
+    for f in "abcd":
+        a[f] = 0xA5A5A5A5
+    return a
 
 
 class RecordBlockCase:
@@ -184,7 +188,7 @@ class RecordWarpCase:
 def record_cases():
     out = []
     blocks = [((64, 1, 1), "warp_transpose", "raking", "warp_scans"), ((16, 4, 1), "direct", "warp_reductions", "raking"),
-              ((96, 1, 1), "transpose", "raking", "raking_memoize"), ((7, 1, 1), "striped", "warp_reductions", "raking")]
+              ((96, 1, 1), "transpose", "raking", "raking_memoize"), ((7, 1, 1), "vectorize", "warp_reductions", "raking")]
     for shape, load, reduce, scan in blocks:
         out.append(RecordBlockCase(shape, load, reduce, scan))
     for i, lanes in enumerate([1, 2, 3, 4, 5, 7, 8, 12, 16, 31, 32]):

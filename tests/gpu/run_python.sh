@@ -3,10 +3,12 @@
 # network there), runs the Python GPU suite, the Numba segmented-reduction example and the Python
 # benchmark. Prepared here by tests/gpu/prepare_python.sh; carry .gpuwheels and .gpupycat.
 #
-#   bash tests/gpu/run_python.sh [suite|example|bench|all]
+#   bash tests/gpu/run_python.sh [suite|example|bench|all] [FILTER]   (FILTER: only the suite's cases whose
+#                                                                     name contains it, e.g. record, warp)
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 what=${1:-all}
+filter=${2:-}
 # the host's Python has numba-cuda, numpy, cupy and torch outside any venv: install beside them
 site=${TMPDIR:-/tmp}/cooplink-site
 rm -rf "$site"
@@ -18,7 +20,7 @@ repo=$OLDPWD
 export COOPLINK_CACHE=${COOPLINK_CACHE:-/tmp/cooplink-cache}
 "$py" -m cooplink
 if [ "$what" = suite ] || [ "$what" = all ]; then
-  COOPLINK_CATALOG="$repo/.gpupycat" "$py" "$repo/tests/gpu/python_suite.py" --jobs 14 | tee "${OUT:-/tmp}/python_suite.txt" | tail -n 40
+  COOPLINK_CATALOG="$repo/.gpupycat" "$py" "$repo/tests/gpu/python_suite.py" --jobs 14 --filter "$filter" | tee "${OUT:-/tmp}/python_suite.txt" | tail -n 40
 fi
 if [ "$what" = example ] || [ "$what" = all ]; then
   "$py" "$repo/examples/segreduce/segreduce_numba.py" | tee "${OUT:-/tmp}/segreduce_numba.txt"
