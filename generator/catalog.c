@@ -56,7 +56,7 @@ static void unit_key(char *out, size_t size, const coop__inst *in, int per_symbo
   }
   char op[64];
   coop__op_spelling(in, op, sizeof op);
-  if (f->scope == COOP__SCOPE_WARP)
+  if (f->scope == COOP__SCOPE_WARP && !coop__warp_items(f))
     snprintf(out, size, "%s_%s%s%s_%s", f->name, op, in->op >= 0 ? "_" : "", coop__tcode(in), in->geom);
   else
     snprintf(out, size, "%s_%s%s%s_%s_i%d_%s", f->name, op, in->op >= 0 ? "_" : "", coop__tcode(in),

@@ -57,7 +57,7 @@ static void param_decl(coop__str *s, const char *elem, const coop__param *p)
 
 void coop__param_decl(coop__str *s, const coop__inst *in, const coop__param *p)
 {
-  param_decl(s, coop__tctype(in), p);
+  param_decl(s, p->int_elems ? "int" : coop__tctype(in), p);
 }
 
 static void params(coop__str *s, const coop__inst *in, const char *elem)
@@ -68,7 +68,7 @@ static void params(coop__str *s, const coop__inst *in, const char *elem)
     if (!param_present(in, &v->params[i])) continue;
     if (!first) coop__str_add(s, ", ");
     first = 0;
-    param_decl(s, elem, &v->params[i]);
+    param_decl(s, v->params[i].int_elems ? "int" : elem, &v->params[i]);
   }
 }
 
@@ -83,7 +83,9 @@ void coop__signature(coop__str *s, const coop__inst *in)
 static void tmpl_instance(coop__str *s, const coop__inst *in)
 {
   const coop__family *f = &coop__families[in->fam];
-  if (f->scope == COOP__SCOPE_WARP)
+  if (coop__warp_items(f))
+    coop__str_printf(s, "%s<%s, %d, %d, %s>", f->tmpl, coop__tcpp(in), in->bx, in->items, f->algos[in->algo].cub);
+  else if (f->scope == COOP__SCOPE_WARP)
     coop__str_printf(s, "%s<%s, %d>", f->tmpl, coop__tcpp(in), in->bx);
   else
     coop__str_printf(s, "%s<%s, %d, %d, %d, %d, %s>", f->tmpl, coop__tcpp(in), in->bx, in->by, in->bz,
@@ -356,7 +358,7 @@ coop_result coop__emit_manifest(coop__str *s, const coop_gen *gen, const char *h
         static const char *shapes[] = {"", "one", "items", "tile"};
         long long threads = (long long)in->bx * in->by * in->bz; /* a warp family: its lanes */
         long long count = p->shape == COOP__S_TILE ? threads * in->items : p->shape == COOP__S_ITEMS ? in->items : 1;
-        json_object_set_new(jp, "type", json_string(coop__tcode(in)));
+        json_object_set_new(jp, "type", json_string(p->int_elems ? "i32" : coop__tcode(in)));
         json_object_set_new(jp, "shape", json_string(shapes[p->shape]));
         json_object_set_new(jp, "count", json_integer((json_int_t)count));
       }

@@ -12,6 +12,9 @@ enum {
   COOP__FAM_SCAN,
   COOP__FAM_WARP_REDUCE,
   COOP__FAM_WARP_SCAN,
+  COOP__FAM_WARP_LOAD,
+  COOP__FAM_WARP_STORE,
+  COOP__FAM_WARP_EXCHANGE,
   COOP__FAM_COUNT
 };
 /* Who cooperates: a thread block (geometry t<X>[x<Y>x<Z>]_i<items>), or a logical warp of L lanes (w<L>). */
@@ -34,6 +37,8 @@ typedef struct coop__algo {
   const char *name; /* symbol suffix */
   const char *cub;  /* CUB enumerator */
   int warp_multiple; /* needs a thread count that is a multiple of 32 */
+  int pow2_lanes;    /* a warp algorithm that needs a power-of-two logical warp */
+  int items_eq_lanes; /* ... and as many items per thread as lanes (CUB's shuffle exchange) */
 } coop__algo;
 
 /* Parameter kinds of the C ABI. */
@@ -48,6 +53,7 @@ typedef struct coop__param {
   int skip_for_sum; /* absent when op is sum (the exclusive scan's initial value) */
   int nullable;
   int shape; /* element parameters: COOP__S_* */
+  int int_elems; /* elements of int, not of the family's type (an exchange's ranks) */
 } coop__param;
 
 typedef struct coop__variant {
@@ -57,6 +63,7 @@ typedef struct coop__variant {
   const char *sum_method; /* method used for op sum instead (no op argument), or NULL */
   int single_item;      /* always one item per thread */
   coop__param params[6];
+  const char *not_algo; /* an algorithm this variant cannot take (CUB's shuffle exchange has no scatter) */
 } coop__variant;
 
 typedef struct coop__family {
@@ -71,6 +78,8 @@ typedef struct coop__family {
   int n_variants;
   int scope; /* COOP__SCOPE_* */
 } coop__family;
+/* A warp family with items per thread and algorithms (load, store, exchange): w<L>_i<N>_<algorithm>. */
+static inline int coop__warp_items(const coop__family *f) { return f->scope == COOP__SCOPE_WARP && f->n_algos > 0; }
 
 extern const coop__type coop__types[];
 extern const int coop__n_types;

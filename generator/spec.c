@@ -186,6 +186,15 @@ static int valid_algo_threads(const coop__family *fam, int algo, const int t[3])
   return algo < 0 || !fam->algos[algo].warp_multiple || (t[0] * t[1] * t[2]) % 32 == 0;
 }
 
+static int valid_warp_algo(const coop__family *fam, const coop__inst *in)
+{
+  if (fam->scope != COOP__SCOPE_WARP || in->algo < 0) return 1;
+  const coop__algo *al = &fam->algos[in->algo];
+  const char *na = fam->variants[in->variant].not_algo;
+  return !(al->pow2_lanes && (in->bx & (in->bx - 1))) && !(al->items_eq_lanes && in->items != in->bx) &&
+         !(na && !strcmp(na, al->name));
+}
+
 static int add_inst(coop__inst **arr, size_t *n, size_t *cap, const coop__inst *in)
 {
   if (*n == *cap) {
@@ -213,7 +222,11 @@ static void make_symbol(coop__inst *in)
   snprintf(stem, sizeof stem, var->stem, coop__op_spelling(in, op, sizeof op));
   if (fam->scope == COOP__SCOPE_WARP) {
     snprintf(in->geom, sizeof in->geom, "w%d", in->bx);
-    snprintf(in->symbol, sizeof in->symbol, "coop_warp_%s_%s_%s", stem, coop__tcode(in), in->geom);
+    if (coop__warp_items(fam))
+      snprintf(in->symbol, sizeof in->symbol, "coop_warp_%s_%s_%s_i%d_%s", stem, coop__tcode(in), in->geom, in->items,
+               fam->algos[in->algo].name);
+    else
+      snprintf(in->symbol, sizeof in->symbol, "coop_warp_%s_%s_%s", stem, coop__tcode(in), in->geom);
     return;
   }
   if (in->by == 1 && in->bz == 1)
@@ -274,12 +287,16 @@ static coop_result check_group(coop_gen *gen, const sgroup *g)
       coop__log(gen, "%s: missing %s (required for %s)", g->where, fname(g, required[r], nb), fam->name);
       goto out;
     }
-  /* A warp family's geometry is its logical warp; one item per lane; CUB chooses its algorithm. */
-  const int foreign[] = {warp ? F_THREADS : F_WARP, warp ? F_ITEMS : F_WARP, F_ALGORITHM};
+  /* A warp family's geometry is its logical warp; warp reduce and scan take one item per lane and CUB
+   * chooses their algorithm. */
+  const int foreign[] = {warp ? F_THREADS : F_WARP, !warp ? F_WARP : coop__warp_items(fam) ? F_THREADS : F_ITEMS,
+                         F_ALGORITHM};
   for (size_t r = 0; r < sizeof foreign / sizeof foreign[0]; ++r)
     if (g->f[foreign[r]].given && (foreign[r] != F_ALGORITHM || fam->n_algos == 0)) {
       coop__log(gen, "%s: %s takes no %s%s", g->f[foreign[r]].where, fam->name, fname(g, foreign[r], nb),
                 foreign[r] == F_ALGORITHM ? " (CUB chooses it: shuffles for a power-of-two warp, shared memory otherwise)"
+                : foreign[r] == F_THREADS && coop__warp_items(fam) ? " (a warp primitive takes the logical warp's "
+                                                                             "lanes, with warp)"
                 : foreign[r] == F_THREADS || foreign[r] == F_ITEMS ? " (a warp primitive takes the logical warp's lanes, "
                                                                      "with warp, and one item per lane)"
                                                                    : "");
@@ -495,6 +512,43 @@ static coop_result check_group(coop_gen *gen, const sgroup *g)
     }
   }
 
+  /* CUB's warp load, store and exchange: a power-of-two logical warp; its shuffle exchange: as many items
+   * as lanes, and no scatter. Each algorithm value must form a valid combination. */
+  for (int t = 0; fam->scope == COOP__SCOPE_WARP && t < p->n_threads; ++t) {
+    const int lanes = p->threads[t][0];
+    int ok = 0;
+    for (int a = 0; a < p->n_algos && !ok; ++a) ok = p->algos[a] < 0 || !fam->algos[p->algos[a]].pow2_lanes;
+    if (!ok && (lanes & (lanes - 1))) {
+      coop__log(gen, "%s: a logical warp of %d lanes: CUB's %s needs a power of two (1, 2, 4, 8, 16 or 32)",
+                g->f[F_WARP].v[t].where, lanes, fam->name);
+      goto out;
+    }
+  }
+  for (int a = 0; fam->scope == COOP__SCOPE_WARP && a < p->n_algos; ++a) {
+    if (p->algos[a] < 0) continue;
+    const coop__algo *al = &fam->algos[p->algos[a]];
+    int ok = 0, need_items = 0;
+    const char *variant = NULL;
+    for (int t = 0; t < p->n_threads && !ok; ++t)
+      for (int it = 0; it < p->n_items && !ok; ++it)
+        for (int v = 0; v < p->n_variants && !ok; ++v) {
+          const int lanes = p->threads[t][0], items = p->items[it];
+          const char *na = fam->variants[p->variants[v]].not_algo;
+          if (al->items_eq_lanes && items != lanes) need_items = 1;
+          else if (na && !strcmp(na, al->name)) variant = fam->variants[p->variants[v]].name;
+          else ok = 1;
+        }
+    if (!ok) {
+      const char *where = g->f[F_ALGORITHM].given ? g->f[F_ALGORITHM].v[a].where : g->where;
+      if (need_items)
+        coop__log(gen, "%s: algorithm '%s' of %s needs as many items per thread as lanes (CUB's), and no requested "
+                  "combination has them", where, al->name, fam->name);
+      else
+        coop__log(gen, "%s: algorithm '%s' of %s has no variant '%s' (CUB's)", where, al->name, fam->name, variant);
+      goto out;
+    }
+  }
+
   /* Expand; a partial reduce has one item per thread whatever items says, so dedupe within the group. */
   coop__inst *arr = NULL;
   size_t n = 0, cap = 0;
@@ -519,6 +573,7 @@ static coop_result check_group(coop_gen *gen, const sgroup *g)
               if (in.op >= 0 && !valid_op_type(in.op, in.type)) continue;
               if (!valid_algo_op(fam, in.algo, in.op)) continue;
               if (!valid_algo_threads(fam, in.algo, p->threads[t])) continue;
+              if (!valid_warp_algo(fam, &in)) continue;
               make_symbol(&in);
               int dup = 0;
               for (size_t k = 0; k < n && !dup; ++k) dup = strcmp(arr[k].symbol, in.symbol) == 0;
@@ -1013,21 +1068,37 @@ coop_result coop_gen_add_symbol(coop_gen *gen, const char *symbol)
   int r = 0;
   if (n > 150) goto bad;
   if (strncmp(symbol, wprefix, strlen(wprefix)) == 0) {
-    /* coop_warp_<stem>_<type>_w<lanes> */
-    char body[160];
-    snprintf(body, sizeof body, "%s", symbol + strlen(wprefix));
-    char *geom = strrchr(body, '_');
-    if (!geom || geom[1] != 'w') goto bad;
-    *geom = 0;
-    char *type = strrchr(body, '_');
-    if (!type) goto bad;
-    *type = 0;
+    /* coop_warp_<stem>_<type>_w<lanes>, or ..._w<lanes>_i<items>_<algorithm> */
     for (int f = 0; f < COOP__FAM_COUNT && !r; ++f) {
-      if (coop__families[f].scope != COOP__SCOPE_WARP) continue;
-      coop_gen_group g = {0};
-      g.type = type + 1;
-      g.warp = geom + 2;
-      r = for_stem(gen, &coop__families[f], body, g, symbol, reason, sizeof reason);
+      const coop__family *fam = &coop__families[f];
+      if (fam->scope != COOP__SCOPE_WARP) continue;
+      for (int a = coop__warp_items(fam) ? 0 : -1; a < fam->n_algos && !r; ++a) {
+        char body[160];
+        snprintf(body, sizeof body, "%s", symbol + strlen(wprefix));
+        char *items = NULL;
+        if (a >= 0) {
+          size_t bl = strlen(body), al = strlen(fam->algos[a].name);
+          if (bl <= al + 1 || body[bl - al - 1] != '_' || strcmp(body + bl - al, fam->algos[a].name)) continue;
+          body[bl - al - 1] = 0;
+          items = strrchr(body, '_');
+          if (!items || items[1] != 'i') continue;
+          *items = 0;
+        }
+        char *geom = strrchr(body, '_');
+        if (!geom || geom[1] != 'w') continue;
+        *geom = 0;
+        char *type = strrchr(body, '_');
+        if (!type) continue;
+        *type = 0;
+        coop_gen_group g = {0};
+        g.type = type + 1;
+        g.warp = geom + 2;
+        if (a >= 0) {
+          g.items = items + 2;
+          g.algorithm = fam->algos[a].name;
+        }
+        r = for_stem(gen, fam, body, g, symbol, reason, sizeof reason);
+      }
     }
     if (r < 0) return COOP_ERROR_OUT_OF_MEMORY;
     if (r) return COOP_SUCCESS;
@@ -1071,7 +1142,7 @@ bad:
   }
   coop__log(gen,
             "%s: not a symbol cooplink can generate (expected coop_block_<function>_<type>_t<threads>_i<items>_<algorithm> "
-            "or coop_warp_<function>_<type>_w<lanes>)",
+            "or coop_warp_<function>_<type>_w<lanes>[_i<items>_<algorithm>])",
             symbol);
   return COOP_ERROR_SPEC_INVALID;
 }

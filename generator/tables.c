@@ -67,6 +67,24 @@ static const coop__algo scan_algos[] = {
   {"warp_scans", "cub::BLOCK_SCAN_WARP_SCANS", 0},
 };
 
+/* CUB's warp load, store and exchange take a power-of-two logical warp */
+static const coop__algo warp_load_algos[] = {
+  {"direct", "cub::WARP_LOAD_DIRECT", 0, 1},
+  {"striped", "cub::WARP_LOAD_STRIPED", 0, 1},
+  {"vectorize", "cub::WARP_LOAD_VECTORIZE", 0, 1},
+  {"transpose", "cub::WARP_LOAD_TRANSPOSE", 0, 1},
+};
+static const coop__algo warp_store_algos[] = {
+  {"direct", "cub::WARP_STORE_DIRECT", 0, 1},
+  {"striped", "cub::WARP_STORE_STRIPED", 0, 1},
+  {"vectorize", "cub::WARP_STORE_VECTORIZE", 0, 1},
+  {"transpose", "cub::WARP_STORE_TRANSPOSE", 0, 1},
+};
+static const coop__algo warp_exchange_algos[] = {
+  {"smem", "cub::WARP_EXCHANGE_SMEM", 0, 1},
+  {"shuffle", "cub::WARP_EXCHANGE_SHUFFLE", 0, 1, 1},
+};
+
 #define P_TEMP {"temp", COOP__P_TEMP, 0, 0, 0}
 
 static const coop__variant load_variants[] = {
@@ -110,6 +128,16 @@ static const coop__variant warp_scan_variants[] = {
    {{"item_in", COOP__P_IN, 0, 0, COOP__S_ONE}, {"item_out", COOP__P_OUT, 0, 0, COOP__S_ONE}, {"aggregate", COOP__P_OUT, 0, 1, COOP__S_ONE}, P_TEMP}},
 };
 
+static const coop__variant warp_exchange_variants[] = {
+  {"blocked_to_striped", "exchange_blocked_to_striped", "blocked_to_striped", NULL, 0,
+   {{"items_in", COOP__P_IN, 0, 0, COOP__S_ITEMS}, {"items_out", COOP__P_OUT, 0, 0, COOP__S_ITEMS}, P_TEMP}},
+  {"striped_to_blocked", "exchange_striped_to_blocked", "striped_to_blocked", NULL, 0,
+   {{"items_in", COOP__P_IN, 0, 0, COOP__S_ITEMS}, {"items_out", COOP__P_OUT, 0, 0, COOP__S_ITEMS}, P_TEMP}},
+  {"scatter_to_striped", "exchange_scatter_to_striped", "scatter_to_striped", NULL, 0,
+   {{"items_in", COOP__P_IN, 0, 0, COOP__S_ITEMS}, {"items_out", COOP__P_OUT, 0, 0, COOP__S_ITEMS},
+    {"ranks", COOP__P_IN, 0, 0, COOP__S_ITEMS, 1}, P_TEMP}, "shuffle"},
+};
+
 #define N(a) ((int)(sizeof(a) / sizeof((a)[0])))
 const coop__family coop__families[COOP__FAM_COUNT] = {
   {"block_load", "block_load.cuh", "coop::block_load", 0, load_algos, N(load_algos), 0, load_variants, N(load_variants)},
@@ -124,4 +152,11 @@ const coop__family coop__families[COOP__FAM_COUNT] = {
    COOP__SCOPE_WARP},
   {"warp_scan", "warp_scan.cuh", "coop::warp_scan", 1, NULL, 0, -1, warp_scan_variants, N(warp_scan_variants),
    COOP__SCOPE_WARP},
+  /* the warp's tile: L * items; the block families' variants (plain, guarded) */
+  {"warp_load", "warp_load.cuh", "coop::warp_load", 0, warp_load_algos, N(warp_load_algos), 0, load_variants,
+   N(load_variants), COOP__SCOPE_WARP},
+  {"warp_store", "warp_store.cuh", "coop::warp_store", 0, warp_store_algos, N(warp_store_algos), 0, store_variants,
+   N(store_variants), COOP__SCOPE_WARP},
+  {"warp_exchange", "warp_exchange.cuh", "coop::warp_exchange", 0, warp_exchange_algos, N(warp_exchange_algos), 0,
+   warp_exchange_variants, N(warp_exchange_variants), COOP__SCOPE_WARP},
 };

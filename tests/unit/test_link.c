@@ -237,3 +237,31 @@ Test(link, user_type, .timeout = 600)
                      "  b[0] = w; b[1] = v; b[0].a += agg.a + run.d;\n"
                      "  coop_block_store_mat2_t64_i2_striped(out + blockIdx.x * 128, b, 0);\n}\n");
 }
+
+Test(link, warp_load_store_exchange, .timeout = 600)
+{
+  /* logical warps of 8 lanes, 4 items each: load (transpose, guarded vectorize), exchange (shared memory,
+   * scatter; shuffle), store (striped) */
+  coop_gen_group g[] = {{.family = "warp_load", .type = "f32", .warp = "8", .items = "4", .algorithm = "transpose,vectorize"},
+                        {.family = "warp_exchange", .type = "f32", .warp = "8", .items = "4", .algorithm = "smem"},
+                        {.family = "warp_exchange", .type = "f32", .warp = "4", .items = "4", .algorithm = "shuffle",
+                         .variant = "blocked_to_striped"},
+                        {.family = "warp_store", .type = "f32", .warp = "8", .items = "4", .algorithm = "striped"}};
+  check_family(g, 4,
+               "extern \"C\" __global__ void __launch_bounds__(128) k(const float *in, float *out, int n) {\n"
+               "  __shared__ __align__(16) unsigned char temp[16 * 1024];\n"
+               "  const int t = threadIdx.x, w = t / 8;\n"
+               "  unsigned char *slot = temp + w * COOP_WARP_LOAD_F32_W8_I4_TRANSPOSE_TEMP_BYTES;\n"
+               "  float a[4], b[4], oob = -1.0f;\n"
+               "  int r[4];\n"
+               "  coop_warp_load_f32_w8_i4_transpose(in + w * 32, a, slot);\n"
+               "  __syncwarp();\n"
+               "  coop_warp_load_guarded_f32_w8_i4_vectorize(in + 4096 + w * 32, b, n, &oob, 0);\n"
+               "  for (int i = 0; i < 4; ++i) { a[i] += b[i]; r[i] = 31 - ((t % 8) * 4 + i); }\n"
+               "  coop_warp_exchange_scatter_to_striped_f32_w8_i4_smem(a, b, r, slot);\n"
+               "  __syncwarp();\n"
+               "  coop_warp_exchange_striped_to_blocked_f32_w8_i4_smem(b, a, slot);\n"
+               "  coop_warp_exchange_blocked_to_striped_f32_w4_i4_shuffle(a, b, 0);\n"
+               "  __syncwarp();\n"
+               "  coop_warp_store_f32_w8_i4_striped(out + w * 32, b, 0);\n}\n");
+}

@@ -34,7 +34,7 @@ Test(spec, unknown_family)
 {
   expect_group(GROUP(.family = "block_foo", .type = "f32", .threads = "128"), E,
                "--family: unknown family 'block_foo' (known: block_load block_store block_reduce block_scan warp_reduce "
-               "warp_scan)\n");
+               "warp_scan warp_load warp_store warp_exchange)\n");
 }
 Test(spec, unknown_type)
 {
@@ -479,5 +479,44 @@ Test(spec, user_type_errors)
   cr_assert_eq(coop_gen_add_symbol(gen, "coop_warp_reduce_custom_q_mat2_w8"), E);
   char *log = coopt_gen_log(gen);
   cr_assert_not_null(strstr(log, "coop_warp_reduce_custom_q_mat2_w8: unknown type 'mat2'"), "%s", log);
+  free(log);
+}
+
+Test(spec, warp_load_store_exchange)
+{
+  /* CUB's warp load, store and exchange: power-of-two logical warps, items per thread, an algorithm */
+  coop_gen_group g = {.family = "warp_exchange", .type = "f32", .warp = "8", .items = "8,4", .algorithm = "smem,shuffle"};
+  cr_assert_eq(coop_gen_add_group(gen, &g), COOP_SUCCESS, "%s", coopt_gen_log(gen));
+  size_t n = 0;
+  coop_gen_get_symbol_count(gen, &n);
+  cr_assert_eq(n, 3 * 2 + 2); /* smem: every variant, two item counts; shuffle: 8 items, no scatter */
+  cr_assert_eq(coop_gen_add_symbol(gen, "coop_warp_load_guarded_u8_w16_i3_transpose"), COOP_SUCCESS);
+  cr_assert_eq(coop_gen_add_symbol(gen, "coop_warp_store_i64_w1_i2_vectorize"), COOP_SUCCESS);
+  cr_assert_eq(coop_gen_add_symbol(gen, "coop_warp_exchange_scatter_to_striped_f64_w32_i2_smem"), COOP_SUCCESS);
+  char *src = NULL;
+  cr_assert_eq(coop_gen_get_source(gen, &src), COOP_SUCCESS);
+  cr_assert_not_null(strstr(src, "coop::warp_exchange<float, 8, 4, cub::WARP_EXCHANGE_SMEM>"), "%s", src);
+  cr_assert_not_null(strstr(src, "coop::warp_load<cuda::std::uint8_t, 16, 3, cub::WARP_LOAD_TRANSPOSE>"), "%s", src);
+  cr_assert_not_null(strstr(src, "extern \"C\" __device__ void coop_warp_exchange_scatter_to_striped_f64_w32_i2_smem("
+                                 "const double *items_in, double *items_out, const int *ranks, void *temp)"), "%s", src);
+  free(src);
+}
+
+Test(spec, warp_load_store_exchange_refusals)
+{
+  expect_group(GROUP(.family = "warp_load", .type = "f32", .warp = "8,12", .items = "2"), E,
+               "--warp: a logical warp of 12 lanes: CUB's warp_load needs a power of two (1, 2, 4, 8, 16 or 32)\n");
+  expect_group(GROUP(.family = "warp_exchange", .type = "f32", .warp = "8", .items = "4", .algorithm = "shuffle"), E,
+               "--algorithm: algorithm 'shuffle' of warp_exchange needs as many items per thread as lanes (CUB's), and "
+               "no requested combination has them\n");
+  expect_group(GROUP(.family = "warp_exchange", .type = "f32", .warp = "4", .items = "4", .algorithm = "shuffle",
+                     .variant = "scatter_to_striped"), E,
+               "--algorithm: algorithm 'shuffle' of warp_exchange has no variant 'scatter_to_striped' (CUB's)\n");
+  expect_group(GROUP(.family = "warp_store", .type = "f32", .warp = "8", .threads = "64"), E,
+               "--threads: warp_store takes no --threads (a warp primitive takes the logical warp's lanes, with warp)\n");
+  cr_assert_eq(coop_gen_add_symbol(gen, "coop_warp_load_f32_w12_i2_direct"), E);
+  char *log = coopt_gen_log(gen);
+  cr_assert_str_eq(log, "coop_warp_load_f32_w12_i2_direct: a logical warp of 12 lanes: CUB's warp_load needs a power "
+                        "of two (1, 2, 4, 8, 16 or 32)\n");
   free(log);
 }

@@ -78,6 +78,21 @@ static const probe PROBES[] = {
    "cub::WarpReduce<rgb, 5>::TempStorage", 0},
   {{"warp_reduce", "big", "custom:big_op", NULL, NULL, NULL, "full", "16"}, "coop_warp_reduce_custom_big_op_big_w16",
    "cub::WarpReduce<big, 16>::TempStorage", 1},
+  /* warp load, store, exchange: odd item counts, several lane counts */
+  {{"warp_load", "f64", NULL, NULL, "3", "transpose", "plain", "16"}, "coop_warp_load_f64_w16_i3_transpose",
+   "cub::WarpLoad<double, 3, cub::WARP_LOAD_TRANSPOSE, 16>::TempStorage", 0},
+  {{"warp_load", "i8", NULL, NULL, "5", "striped", "guarded", "4"}, "coop_warp_load_guarded_i8_w4_i5_striped",
+   "cub::WarpLoad<signed char, 5, cub::WARP_LOAD_STRIPED, 4>::TempStorage", 1},
+  {{"warp_store", "u16", NULL, NULL, "7", "transpose", "plain", "32"}, "coop_warp_store_u16_w32_i7_transpose",
+   "cub::WarpStore<unsigned short, 7, cub::WARP_STORE_TRANSPOSE, 32>::TempStorage", 0},
+  {{"warp_store", "f16", NULL, NULL, "2", "vectorize", "guarded", "2"}, "coop_warp_store_guarded_f16_w2_i2_vectorize",
+   "cub::WarpStore<__half, 2, cub::WARP_STORE_VECTORIZE, 2>::TempStorage", 1},
+  {{"warp_exchange", "mat2", NULL, NULL, "3", "smem", "scatter_to_striped", "8"},
+   "coop_warp_exchange_scatter_to_striped_mat2_w8_i3_smem",
+   "cub::WarpExchange<mat2, 3, 8, cub::WARP_EXCHANGE_SMEM>::TempStorage", 0},
+  {{"warp_exchange", "u64", NULL, NULL, "16", "shuffle", "blocked_to_striped", "16"},
+   "coop_warp_exchange_blocked_to_striped_u64_w16_i16_shuffle",
+   "cub::WarpExchange<unsigned long long, 16, 16, cub::WARP_EXCHANGE_SHUFFLE>::TempStorage", 1},
 };
 #define N_PROBES (sizeof PROBES / sizeof PROBES[0])
 static const char USER_TYPES[] = "rgb:3:1,mat2:16:8,big:48:16";
@@ -99,6 +114,8 @@ Test(tempsizes, equal_nvcc_host_sizeof, .timeout = 600)
   fprintf(f, "#include <cub/block/block_load.cuh>\n#include <cub/block/block_store.cuh>\n"
              "#include <cub/block/block_reduce.cuh>\n#include <cub/block/block_scan.cuh>\n"
              "#include <cub/warp/warp_reduce.cuh>\n#include <cub/warp/warp_scan.cuh>\n"
+             "#include <cub/warp/warp_load.cuh>\n#include <cub/warp/warp_store.cuh>\n"
+             "#include <cub/warp/warp_exchange.cuh>\n"
              "#include <cuda_fp16.h>\n#include <cuda_bf16.h>\n#include <cstdio>\n%s"
              "int main() {\n", USER_STRUCTS);
   for (size_t i = 0; i < N_PROBES; ++i)
