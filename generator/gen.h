@@ -39,6 +39,7 @@ typedef struct coop__algo {
   int warp_multiple; /* needs a thread count that is a multiple of 32 */
   int pow2_lanes;    /* a warp algorithm that needs a power-of-two logical warp */
   int items_eq_lanes; /* ... and as many items per thread as lanes (CUB's shuffle exchange) */
+  int builtin_only;   /* no user type (CUB's shuffle exchange calls __shfl_xor_sync on the values) */
 } coop__algo;
 
 /* Parameter kinds of the C ABI. */

@@ -527,6 +527,14 @@ static coop_result check_group(coop_gen *gen, const sgroup *g)
   for (int a = 0; fam->scope == COOP__SCOPE_WARP && a < p->n_algos; ++a) {
     if (p->algos[a] < 0) continue;
     const coop__algo *al = &fam->algos[p->algos[a]];
+    for (int j = 0; al->builtin_only && j < p->n_types; ++j)
+      if (p->types[j] >= coop__n_types) {
+        coop__log(gen, "%s: algorithm '%s' of %s with user type '%s': CUB's moves values with __shfl_xor_sync, "
+                  "which takes built-in types only (use smem)",
+                  g->f[F_ALGORITHM].given ? g->f[F_ALGORITHM].v[a].where : g->where, al->name, fam->name,
+                  type_code(gen, p->types[j]));
+        goto out;
+      }
     int ok = 0, need_items = 0;
     const char *variant = NULL;
     for (int t = 0; t < p->n_threads && !ok; ++t)

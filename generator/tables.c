@@ -82,7 +82,7 @@ static const coop__algo warp_store_algos[] = {
 };
 static const coop__algo warp_exchange_algos[] = {
   {"smem", "cub::WARP_EXCHANGE_SMEM", 0, 1},
-  {"shuffle", "cub::WARP_EXCHANGE_SHUFFLE", 0, 1, 1},
+  {"shuffle", "cub::WARP_EXCHANGE_SHUFFLE", 0, 1, 1, 1},
 };
 
 #define P_TEMP {"temp", COOP__P_TEMP, 0, 0, 0}

@@ -64,6 +64,14 @@ static void symbol_of(kase *k)
 {
   char geom[32], stem[96], op[48];
   if (k->op >= 0) op_spelling(k, op, sizeof op);
+  if (is_warp_data_fam(k->fam)) {
+    static const char *ex[3] = {"exchange_blocked_to_striped", "exchange_striped_to_blocked", "exchange_scatter_to_striped"};
+    const char *st = k->fam == FAM_WEXCH ? ex[k->var] : k->fam == FAM_WLOAD ? (k->var ? "load_guarded" : "load")
+                                                                             : (k->var ? "store_guarded" : "store");
+    snprintf(k->sym, sizeof k->sym, "coop_warp_%s_%s_w%d_i%d_%s", st, TY[k->type].code, k->n, k->wi,
+             ALGOS[k->fam][k->algo]);
+    return;
+  }
   if (is_warp_fam(k->fam)) {
     if (k->fam == FAM_WREDUCE) snprintf(stem, sizeof stem, k->var ? "reduce_%s_partial" : "reduce_%s", op);
     else snprintf(stem, sizeof stem, k->var ? "inclusive_scan_%s" : "exclusive_scan_%s", op);
@@ -104,8 +112,14 @@ static void build_cases(void)
               k.type = type;
               k.op = uses_op(fam) ? op : -1;
               k.algo = algo;
+              if (is_warp_data_fam(fam)) { /* power-of-two warps; the shuffle exchange: as many items as lanes */
+                k.n = PWARPS[(ctr + rep * 3) % 6];
+                k.wi = fam == FAM_WEXCH && algo == 1 ? k.n : ITEMS[(ctr / 6 + rep) % 4];
+                if (fam == FAM_WEXCH && algo == 1 && (var == 2 || type == T_MAT2)) continue; /* CUB's shuffle
+                                                             exchange: no scatter, built-in types only */
+              }
               if (is_warp_fam(fam)) { /* the block shapes are the run's (warp_shape) */
-                k.n = WARPS[(ctr + rep * 5) % N_WARPS];
+                if (!is_warp_data_fam(fam)) k.n = WARPS[(ctr + rep * 5) % N_WARPS];
                 symbol_of(&k);
                 int dup = 0;
                 for (int j = 0; j < n_cases && !dup; ++j) dup = strcmp(cases[j].sym, k.sym) == 0;
@@ -194,7 +208,8 @@ static void build_catalog_cases(void)
       k.n = (int)json_integer_value(json_object_get(o, "items"));
       if (k.fam >= 0 && is_warp_fam(k.fam)) k.n = (int)json_integer_value(json_object_get(o, "warp"));
       k.temp_bytes = (size_t)json_integer_value(json_object_get(o, "temp_bytes"));
-      if (k.fam >= 0 && is_warp_fam(k.fam)) k.algo = 0; /* none */
+      if (k.fam >= 0 && is_warp_fam(k.fam) && !is_warp_data_fam(k.fam)) k.algo = 0; /* none */
+      if (k.fam >= 0 && is_warp_data_fam(k.fam)) k.wi = (int)json_integer_value(json_object_get(o, "items"));
       if (k.fam < 0 || k.var < 0 || k.type < 0 || k.algo < 0 || (uses_op(k.fam) && k.op < 0)) {
         printf("%s: symbols[%zu]: a family, variant, type, op or algorithm this suite does not know\n", path, si);
         exit(1);
@@ -405,7 +420,7 @@ static void build_shard(int s)
   if (!rc) rc = coop_gen_set_archs(gen, archs);
   for (int i = sh->first; i < sh->first + sh->count && !rc; ++i) {
     kase *k = &cases[i];
-    char threads[32], items[8];
+    char threads[32], items[8], witems[8];
     snprintf(threads, sizeof threads, "%dx%dx%d", k->bx, k->by, k->bz);
     snprintf(items, sizeof items, "%d", k->n);
     char custom[48];
@@ -414,9 +429,14 @@ static void build_shard(int s)
     coop_gen_group g = {FAMS[k->fam], TY[k->type].code, k->op >= OP_LAST ? custom : k->op >= 0 ? OPS[k->op] : NULL,
                         threads, items,
                         ALGOS[k->fam][k->algo], VARS[k->fam][k->var], NULL};
-    if (is_warp_fam(k->fam)) { /* lanes instead of threads and items; no algorithm */
+    if (is_warp_fam(k->fam)) { /* lanes instead of threads; warp reduce and scan: no items, no algorithm */
       g.threads = g.items = g.algorithm = NULL;
       g.warp = items;
+      if (is_warp_data_fam(k->fam)) {
+        snprintf(witems, sizeof witems, "%d", k->wi);
+        g.items = witems;
+        g.algorithm = ALGOS[k->fam][k->algo];
+      }
     }
     rc = coop_gen_add_group(gen, &g);
   }
@@ -554,7 +574,7 @@ static int run_case(coop__CUmodule mod, kase *k, int idx, int flag, int shape)
   const int warp = is_warp_fam(k->fam);
   int dims[3] = {k->bx, k->by, k->bz}, n_warps = 0;
   if (warp) warp_shape(k, shape, dims, &n_warps);
-  const int bt = dims[0] * dims[1] * dims[2], n = warp ? 1 : k->n;
+  const int bt = dims[0] * dims[1] * dims[2], n = is_warp_data_fam(k->fam) ? k->wi : warp ? 1 : k->n;
   const int tiles = GRID * (k->fam == FAM_SCAN && k->var >= 2 ? TILES : 1);
   const size_t n_in = (size_t)tiles * bt * n, n_out = n_in, n_out2 = (size_t)tiles * bt;
   const int n_aux = warp ? GRID * n_warps : GRID; /* valid counts and aux values */
@@ -573,8 +593,9 @@ static int run_case(coop__CUmodule mod, kase *k, int idx, int flag, int shape)
   for (int b = 0; b < n_aux; ++b) gen_value(k, aux + b * es, 1, 0, 0);
   memset(poison, 0xA5, es);
   for (int b = 0; b < n_aux; ++b) {
-    int full = warp ? k->n : k->fam == FAM_REDUCE ? bt : bt * n;
-    int lo = k->fam == FAM_REDUCE || warp ? 1 : 0;
+    /* valid items: of a logical warp's tile (warp data), lanes (warp reduce), threads (block reduce), items */
+    int full = is_warp_data_fam(k->fam) ? k->n * k->wi : warp ? k->n : k->fam == FAM_REDUCE ? bt : bt * n;
+    int lo = k->fam == FAM_REDUCE || (warp && !is_warp_data_fam(k->fam)) ? 1 : 0;
     valid[b] = b == 0 ? full : b == 3 ? lo : lo + (int)(rnd() % (uint64_t)(full - lo + 1));
   }
   for (size_t i = 0; i < n_out; ++i) memcpy(out + i * es, poison, es);

@@ -5,7 +5,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-enum { FAM_LOAD, FAM_STORE, FAM_REDUCE, FAM_SCAN, FAM_WREDUCE, FAM_WSCAN, N_FAMS };
+enum { FAM_LOAD, FAM_STORE, FAM_REDUCE, FAM_SCAN, FAM_WREDUCE, FAM_WSCAN, FAM_WLOAD, FAM_WSTORE, FAM_WEXCH, N_FAMS };
 /* OP_LAST: a custom operator (custom:last_<type>, out = b), associative and not commutative, defined by
  * the test code: results show the operand order. OP_MATMUL: the user type mat2 (a 2x2 matrix of uint32,
  * 16 bytes aligned to 16, declared to the generator) with its only operator, the matrix product modulo
@@ -23,6 +23,8 @@ extern const tinfo TY[];
 extern const char *const OPS[N_OPS];
 extern const char *const FAMS[N_FAMS];
 extern const char *const VARS[N_FAMS][4];
+/* the pow2 logical warps of the warp data families */
+extern const int PWARPS[6];
 extern const int N_VARS[N_FAMS];
 /* the warp families have no algorithm (CUB chooses): one nameless entry */
 extern const char *const ALGOS[N_FAMS][6];
@@ -31,7 +33,9 @@ extern const int N_ALGOS[N_FAMS];
 extern const int WARPS[];
 #define N_WARPS 11
 static inline int is_warp_fam(int fam) { return fam >= FAM_WREDUCE; }
-static inline int uses_op(int fam) { return fam == FAM_REDUCE || fam == FAM_SCAN || fam >= FAM_WREDUCE; }
+/* warp load, store and exchange: items per lane (kase.wi) and an algorithm; power-of-two warps */
+static inline int is_warp_data_fam(int fam) { return fam >= FAM_WLOAD; }
+static inline int uses_op(int fam) { return fam == FAM_REDUCE || fam == FAM_SCAN || fam == FAM_WREDUCE || fam == FAM_WSCAN; }
 extern const int SHAPES[][3];
 #define N_SHAPES 10
 extern const int ITEMS[4];
@@ -41,6 +45,7 @@ extern const int ITEMS[4];
 
 typedef struct kase {
   int fam, var, type, op, algo, bx, by, bz, n; /* n: items per thread; a warp case: the logical warp's lanes */
+  int wi;                                      /* a warp data case: items per lane */
   char sym[160];
   size_t temp_bytes;
   int shard;

@@ -15,19 +15,25 @@ const tinfo TY[] = {
 };
 const char *const OPS[N_OPS] = {"sum", "min", "max", "prod", "and", "or", "xor", "custom", "matmul"};
 const char *const FAMS[N_FAMS] = {"block_load", "block_store", "block_reduce", "block_scan", "warp_reduce",
-                                   "warp_scan"};
+                                   "warp_scan", "warp_load", "warp_store", "warp_exchange"};
 const char *const VARS[N_FAMS][4] = {{"plain", "guarded"}, {"plain", "guarded"}, {"full", "partial"},
                                       {"exclusive", "inclusive", "exclusive_prefix", "inclusive_prefix"},
-                                      {"full", "partial"},  {"exclusive", "inclusive"}};
-const int N_VARS[N_FAMS] = {2, 2, 2, 4, 2, 2};
+                                      {"full", "partial"},  {"exclusive", "inclusive"},
+                                      {"plain", "guarded"}, {"plain", "guarded"},
+                                      {"blocked_to_striped", "striped_to_blocked", "scatter_to_striped"}};
+const int N_VARS[N_FAMS] = {2, 2, 2, 4, 2, 2, 2, 2, 3};
+const int PWARPS[6] = {1, 2, 4, 8, 16, 32};
 const char *const ALGOS[N_FAMS][6] = {
   {"direct", "striped", "vectorize", "transpose", "warp_transpose", "warp_transpose_ts"},
   {"direct", "striped", "vectorize", "transpose", "warp_transpose", "warp_transpose_ts"},
   {"raking", "raking_comm", "warp_reductions"},
   {"raking", "raking_memoize", "warp_scans"},
   {""},
-  {""}};
-const int N_ALGOS[N_FAMS] = {6, 6, 3, 3, 1, 1};
+  {""},
+  {"direct", "striped", "vectorize", "transpose"},
+  {"direct", "striped", "vectorize", "transpose"},
+  {"smem", "shuffle"}};
+const int N_ALGOS[N_FAMS] = {6, 6, 3, 3, 1, 1, 4, 4, 2};
 const int WARPS[] = {1, 2, 3, 4, 5, 7, 8, 12, 16, 31, 32};
 const int SHAPES[][3] = {{1, 1, 1},   {7, 1, 1},    {32, 1, 1},  {65, 1, 1}, {128, 1, 1},
                                 {256, 1, 1}, {1024, 1, 1}, {16, 16, 1}, {8, 4, 2},  {5, 3, 2}};

@@ -1,4 +1,5 @@
-/* The GPU suite's warp cases (warp_reduce, warp_scan): block shapes, test kernels and the host check.
+/* The GPU suite's warp cases (warp_reduce, warp_scan; warp_load, warp_store, warp_exchange): block shapes,
+ * test kernels and the host check.
  *
  * Logical warps follow CUB: a hardware warp holds 32 / L whole logical warps of L lanes (lane = hardware
  * lane % L); for an L that does not divide 32 the lanes after the last whole logical warp take no part
@@ -15,7 +16,7 @@ void warp_shape(const kase *k, int which, int dims[3], int *n_warps)
   const int lanes = k->n, per_hw = 32 / lanes;
   /* shape 0: one full hardware warp plus a partial one holding j whole logical warps;
    * shape 1: three full hardware warps as a 2-D block (or 1x1 for one lane) */
-  int hw = which == 0 ? 1 + k->type % 2 : 3, j = which == 0 ? 1 + (k->op + k->var) % per_hw : 0;
+  int hw = which == 0 ? 1 + k->type % 2 : 3, j = which == 0 ? 1 + ((k->op < 0 ? 0 : k->op) + k->var + k->algo) % per_hw : 0;
   int bt = 32 * hw + j * lanes;
   if (which == 0) {
     dims[0] = bt, dims[1] = dims[2] = 1;
@@ -23,6 +24,103 @@ void warp_shape(const kase *k, int which, int dims[3], int *n_warps)
     dims[0] = 16, dims[1] = bt / 16, dims[2] = 1;
   }
   *n_warps = hw * per_hw + j;
+}
+
+/* A scatter's ranks: a permutation of the logical warp's tile, (j * P + g) mod (L * N) for the item at
+ * blocked position j, with P odd and prime to N (so to L * N). */
+static int rank_prime(int items) { return items % 3 ? 3 : items % 5 ? 5 : 7; }
+
+/* warp load, store, exchange: logical warp g's tile is in/out + g * L * N (load, store); each thread's N
+ * items are at (b * bt + tid) * N. */
+static void warp_data_kernel_source(FILE *f, const kase *k, int idx, const char *up)
+{
+  const char *T = TY[k->type].ctype;
+  const int L = k->n, N = k->wi;
+  fprintf(f,
+          "extern \"C\" __global__ void case_%d(const %s *in, %s *out, %s *out2, const int *valid, const %s *aux, int flag)\n"
+          "{\n  extern __shared__ __align__(16) unsigned char smem[];\n"
+          "  const int bt = blockDim.x * blockDim.y * blockDim.z;\n"
+          "  const int tid = threadIdx.x + threadIdx.y * blockDim.x + threadIdx.z * blockDim.x * blockDim.y;\n"
+          "  const int per_hw = 32 / %d, lw = (tid %% 32) / %d, lane = (tid %% 32) %% %d;\n"
+          "  const int nw = (bt / 32) * per_hw + (bt %% 32) / %d, w = (tid / 32) * per_hw + lw;\n"
+          "  const size_t b = blockIdx.x, g = b * nw + w;\n"
+          "  (void)out2; (void)valid; (void)flag; (void)aux; (void)lane;\n"
+          "  unsigned char *temp = smem + (size_t)w * %s_TEMP_BYTES;\n"
+          "  %s items[%d], res[%d];\n",
+          idx, T, T, T, T, L, L, L, L, up, T, N, N);
+  switch (k->fam) {
+  case FAM_WLOAD:
+    fprintf(f, "  for (int i = 0; i < %d; ++i) res[i] = aux[%d * nw];\n", N, GRID);
+    if (k->var) fprintf(f, "  %s(in + g * %d, res, valid[g], &aux[g], temp);\n", k->sym, L * N);
+    else fprintf(f, "  %s(in + g * %d, res, temp);\n", k->sym, L * N);
+    fprintf(f, "  for (int i = 0; i < %d; ++i) out[(b * bt + tid) * %d + i] = res[i];\n", N, N);
+    break;
+  case FAM_WSTORE:
+    fprintf(f, "  for (int i = 0; i < %d; ++i) items[i] = in[(b * bt + tid) * %d + i];\n", N, N);
+    if (k->var) fprintf(f, "  %s(out + g * %d, items, valid[g], temp);\n", k->sym, L * N);
+    else fprintf(f, "  %s(out + g * %d, items, temp);\n", k->sym, L * N);
+    break;
+  default:
+    fprintf(f, "  for (int i = 0; i < %d; ++i) { items[i] = in[(b * bt + tid) * %d + i]; res[i] = aux[%d * nw]; }\n",
+            N, N, GRID);
+    if (k->var == 2) {
+      fprintf(f, "  int ranks[%d];\n  for (int i = 0; i < %d; ++i) ranks[i] = (int)(((size_t)(lane * %d + i) * %d + g) %% %d);\n",
+              N, N, N, rank_prime(N), L * N);
+      fprintf(f, "  %s(items, res, ranks, temp);\n", k->sym);
+    } else {
+      fprintf(f, "  %s(items, res, temp);\n", k->sym);
+    }
+    fprintf(f, "  for (int i = 0; i < %d; ++i) out[(b * bt + tid) * %d + i] = res[i];\n", N, N);
+  }
+  fprintf(f, "}\n\n");
+}
+
+/* The host check of a warp data case: byte-exact placement. */
+static int warp_data_check(const kase *k, const int dims[3], const unsigned char *in, const unsigned char *out,
+                           const unsigned char *aux, const unsigned char *poison, const int *valid, char *msg,
+                           size_t msize)
+{
+  const size_t es = (size_t)TY[k->type].size;
+  const int L = k->n, N = k->wi, per_hw = 32 / L, bt = dims[0] * dims[1] * dims[2];
+  const int nw = (bt / 32) * per_hw + (bt % 32) / L;
+  const int striped = k->algo == 1;
+  for (int b = 0; b < GRID; ++b)
+    for (int w = 0; w < nw; ++w) {
+      const size_t g = (size_t)b * nw + (size_t)w;
+      const int first = (w / per_hw) * 32 + (w % per_hw) * L; /* thread of lane 0 */
+      for (int l = 0; l < L; ++l)
+        for (int i = 0; i < N; ++i) {
+          const size_t mine = ((size_t)b * bt + first + l) * N + i; /* this thread's item i */
+          const unsigned char *expect, *got;
+          if (k->fam == FAM_WLOAD || k->fam == FAM_WSTORE) {
+            const size_t j = striped ? (size_t)i * L + l : (size_t)l * N + i; /* its place in the tile */
+            if (k->fam == FAM_WLOAD) {
+              expect = k->var && j >= (size_t)valid[g] ? aux + g * es : in + (g * L * N + j) * es;
+              got = out + mine * es;
+            } else {
+              expect = k->var && j >= (size_t)valid[g] ? poison : in + mine * es;
+              got = out + (g * L * N + j) * es;
+            }
+          } else {
+            /* output item i of lane l holds the tile element at striped place i * L + l (blocked l * N + i
+             * for striped_to_blocked); which input item that is */
+            size_t pos = k->var == 1 ? (size_t)l * N + i : (size_t)i * L + l, src = 0;
+            if (k->var == 0) src = (pos / N) * N + pos % N;           /* input blocked: lane pos / N, item pos % N */
+            else if (k->var == 1) src = (pos % L) * N + pos / L;      /* input striped: lane pos % L, item pos / L */
+            else
+              for (size_t j = 0; j < (size_t)L * N; ++j) /* the item whose rank is pos */
+                if ((j * (size_t)rank_prime(N) + g) % ((size_t)L * N) == pos) src = j;
+            expect = in + (((size_t)b * bt + first) * N + src) * es;
+            got = out + mine * es;
+          }
+          if (memcmp(expect, got, es) != 0) {
+            snprintf(msg, msize, "block %d logical warp %d lane %d item %d%s: bytes differ", b, w, l, i,
+                     k->var && k->fam != FAM_WEXCH ? " (guarded)" : "");
+            return 0;
+          }
+        }
+    }
+  return 1;
 }
 
 void warp_kernel_source(FILE *f, const kase *k, int idx)
@@ -33,6 +131,10 @@ void warp_kernel_source(FILE *f, const kase *k, int idx)
   int i = 0;
   for (const char *p = k->sym; *p && i < 199; ++p) up[i++] = (char)(*p >= 'a' && *p <= 'z' ? *p - 32 : *p);
   up[i] = 0;
+  if (is_warp_data_fam(k->fam)) {
+    warp_data_kernel_source(f, k, idx, up);
+    return;
+  }
   fprintf(f,
           "extern \"C\" __global__ void case_%d(const %s *in, %s *out, %s *out2, const int *valid, const %s *aux, int flag)\n"
           "{\n  extern __shared__ __align__(16) unsigned char smem[];\n"
@@ -65,6 +167,7 @@ int warp_check(const kase *k, const int dims[3], const unsigned char *in, const 
                const unsigned char *out2, const unsigned char *aux, const unsigned char *poison, const int *valid,
                int flag, char *msg, size_t msize)
 {
+  if (is_warp_data_fam(k->fam)) return warp_data_check(k, dims, in, out, aux, poison, valid, msg, msize);
   const tinfo *t = &TY[k->type];
   const size_t es = (size_t)t->size;
   const int lanes = k->n, per_hw = 32 / lanes, bt = dims[0] * dims[1] * dims[2];

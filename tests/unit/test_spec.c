@@ -512,6 +512,10 @@ Test(spec, warp_load_store_exchange_refusals)
   expect_group(GROUP(.family = "warp_exchange", .type = "f32", .warp = "4", .items = "4", .algorithm = "shuffle",
                      .variant = "scatter_to_striped"), E,
                "--algorithm: algorithm 'shuffle' of warp_exchange has no variant 'scatter_to_striped' (CUB's)\n");
+  cr_assert_eq(coop_gen_add_type(gen, "pt", 8, 4), COOP_SUCCESS);
+  expect_group(GROUP(.family = "warp_exchange", .type = "pt", .warp = "4", .items = "4", .algorithm = "shuffle"), E,
+               "--algorithm: algorithm 'shuffle' of warp_exchange with user type 'pt': CUB's moves values with "
+               "__shfl_xor_sync, which takes built-in types only (use smem)\n");
   expect_group(GROUP(.family = "warp_store", .type = "f32", .warp = "8", .threads = "64"), E,
                "--threads: warp_store takes no --threads (a warp primitive takes the logical warp's lanes, with warp)\n");
   cr_assert_eq(coop_gen_add_symbol(gen, "coop_warp_load_f32_w12_i2_direct"), E);
