@@ -41,9 +41,11 @@ def block_symbol(stem, code, block, items, algorithm):
     return f"coop_block_{stem}_{code}_{geometry(block)}_i{items}_{algorithm}"
 
 
-def warp_symbol(stem, code, lanes):
-    """coop_warp_<stem>_<type>_w<lanes>: a primitive of logical warps of `lanes` threads."""
-    return f"coop_warp_{stem}_{code}_w{lanes}"
+def warp_symbol(stem, code, lanes, items=None, algorithm=None):
+    """coop_warp_<stem>_<type>_w<lanes>: a primitive of logical warps of `lanes` threads; a warp load, store
+    or exchange adds _i<items>_<algorithm>."""
+    tail = f"_i{items}_{algorithm}" if algorithm is not None else ""
+    return f"coop_warp_{stem}_{code}_w{lanes}{tail}"
 
 
 def numpy_name(dtype):

@@ -544,3 +544,52 @@ def test_record_errors(device_functions_without_gpu):
         d_out[0] = wr(d_in[0])  # a float where the record goes
     text = _typing_error(k, (F, F))
     assert "must be a scalar of Record(" in text and "got float32" in text, text
+
+
+def test_warp_load_store_exchange():
+    """Warp load, store and exchange, factories and calls with no factory: compiled, linked, inlined."""
+    ld = coop.warp.make_load(np.float32, 4, 8, "transpose")
+    ex = coop.warp.make_exchange(coop.warp.WarpExchangeType.ScatterToStriped, np.float32, 4, 8)
+    sh = coop.warp.make_exchange("blocked_to_striped", np.float32, 4, 4, algorithm="shuffle")
+    st = coop.warp.make_store(np.float32, 4, 8, "striped")
+    assert ld.name == "warp_load_f32_w8_i4_transpose" and ld.temp_storage_bytes > 0
+    assert sh.name == "warp_exchange_blocked_to_striped_f32_w4_i4_shuffle" and sh.temp_storage_bytes == 0
+
+    def k(d_in, d_out):
+        a = coop.local.array(4, numba.float32)
+        b = coop.local.array(4, numba.float32)
+        r = coop.local.array(4, numba.int32)
+        t = cuda.threadIdx.x
+        w = t // 8
+        ld(d_in[w * 32:], a)
+        for i in range(4):
+            r[i] = 31 - ((t % 8) * 4 + i)
+        ex(a, b, r)
+        coop.warp.exchange(b, a, exchange_type="striped_to_blocked", threads_in_warp=8)
+        coop.warp.load(d_in[4096 + w * 32:], b, 20, numba.float32(-1), threads_in_warp=8, algorithm="vectorize")
+        for i in range(4):
+            a[i] += b[i]
+        st(d_out[w * 32:], a)
+        coop.warp.store(d_out[4096 + w * 32:], a, 9, threads_in_warp=8)
+    assert_inlined(compile_and_link(k, (F, F)))
+
+
+def test_warp_load_store_exchange_errors():
+    with pytest.raises(ValueError) as e:
+        coop.warp.make_load(np.float32, 4, 12)
+    assert str(e.value) == "threads_in_warp=12: CUB's warp load needs a power of two (1, 2, 4, 8, 16 or 32)"
+    with pytest.raises(ValueError) as e:
+        coop.warp.make_exchange("blocked_to_striped", np.float32, 4, 8, algorithm="shuffle")
+    assert str(e.value) == ("algorithm='shuffle': CUB's shuffle exchange needs items_per_thread == threads_in_warp, "
+                            "got 4 and 8")
+    with pytest.raises(ValueError) as e:
+        coop.warp.make_exchange("rotate", np.float32, 4, 8)
+    assert str(e.value).startswith("exchange_type='rotate': use WarpExchangeType or one of")
+    ex = coop.warp.make_exchange("scatter_to_striped", np.float32, 2, 8)
+
+    def k(d_in, d_out):
+        a = coop.local.array(2, numba.float32)
+        r = coop.local.array(2, numba.float32)  # ranks must be int32
+        ex(a, a, r)
+    text = _typing_error(k)
+    assert "argument 'ranks' must hold int32, got an array of float32" in text, text

@@ -80,8 +80,15 @@ def _tname(t):
     return str(t)
 
 
+def param_dtype(p, dtype):
+    """The element type of parameter p: the primitive's, or int32 where the manifest says i32 (an
+    exchange's ranks)."""
+    return types.int32 if p.get("type") == "i32" else dtype
+
+
 def element_check(symbol, pname, p, t, dtype):
     """Raises BindError unless type t fits element parameter p."""
+    dtype = param_dtype(p, dtype)
     shape = p.get("shape")
     where = f"{symbol}: argument '{pname}'"
     if shape == "one" and p["kind"] == "in":

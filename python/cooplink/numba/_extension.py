@@ -394,8 +394,9 @@ def emit_call(context, builder, sig, args, call):
         elif record:  # a record value is already a pointer to its data
             values.append(builder.bitcast(val, I8P))
         else:  # a scalar for one element (or the one item of items_per_thread == 1)
-            vslot = slot(p["name"])
-            builder.store(convert(context, builder, val, ty, dtype), vslot)
+            pd = _bind.param_dtype(p, dtype)
+            vslot = slot(p["name"]) if pd == dtype else cgutils.alloca_once(builder, context.get_value_type(pd))
+            builder.store(convert(context, builder, val, ty, pd), vslot)
             values.append(builder.bitcast(vslot, I8P))
     builder.call(fn, values)
     if auto_temp:

@@ -176,7 +176,8 @@ class Primitive:
         if op in _abi.BITWISE_OPS and self.code not in _abi.INTEGER_CODES:
             raise ValueError(f"binary_op='{op}' is a bitwise operator; dtype={dtype} is not an integer type")
         if lanes is not None:
-            self.symbols = {v.name: _abi.warp_symbol(v.stem, self.code, lanes) for v in variants}
+            self.symbols = {v.name: _abi.warp_symbol(v.stem, self.code, lanes, items if algorithm else None,
+                                                     algorithm) for v in variants}
         else:
             self.symbols = {v.name: _abi.block_symbol(v.stem, self.code, block, v.items or items, algorithm)
                             for v in variants}

@@ -1,9 +1,10 @@
 """coop.warp: CUB's warp primitives for Numba kernels, over logical warps of 1 to 32 threads.
 
 Factories with cuda.coop 1.0.2's names and parameters (make_reduce, make_sum, make_exclusive_sum), and
-cooplink's others (make_inclusive_sum, make_exclusive_scan, make_inclusive_scan); calls with no factory
-inside a kernel (reduce, sum, exclusive_sum, inclusive_sum, exclusive_scan, inclusive_scan) that take the
-dtype from the value and the logical warp from threads_in_warp= (default 32).
+cooplink's others (make_inclusive_sum, make_exclusive_scan, make_inclusive_scan, make_load, make_store,
+make_exchange); calls with no factory inside a kernel (reduce, sum, exclusive_sum, inclusive_sum,
+exclusive_scan, inclusive_scan, load, store, exchange) that take the dtype from the value (or the items
+array) and the logical warp from threads_in_warp= (default 32).
 
 Each thread gives one value: `agg = warp_sum(x)` (defined in lane 0 of each logical warp), `agg =
 warp_sum(x, num_valid)` over the first num_valid lanes, `y = warp_exclusive_sum(x)`, `y =
@@ -15,14 +16,69 @@ slot per logical warp of a 1024-thread block, which every such call of the kerne
 as the largest of them needs); the call then ends with a __syncwarp of its lanes.
 """
 
+import enum
+
 from numba.cuda import types
 
 from . import _extension
-from ._primitive import Primitive, Variant, check_lanes, numba_dtype, op_name
+from ._primitive import Primitive, Variant, check_items, check_lanes, numba_dtype, op_name
 
 __all__ = ["make_reduce", "make_sum", "make_exclusive_sum", "make_inclusive_sum", "make_exclusive_scan",
-           "make_inclusive_scan", "reduce", "sum", "exclusive_sum", "inclusive_sum", "exclusive_scan",
-           "inclusive_scan"]
+           "make_inclusive_scan", "make_load", "make_store", "make_exchange", "WarpExchangeType", "reduce", "sum",
+           "exclusive_sum", "inclusive_sum", "exclusive_scan", "inclusive_scan", "load", "store", "exchange"]
+
+
+class WarpExchangeType(enum.IntEnum):
+    """The rearrangements of a warp exchange (CUB's WarpExchange methods)."""
+    BlockedToStriped = 0
+    StripedToBlocked = 1
+    ScatterToStriped = 2
+
+
+_EXCHANGES = ("blocked_to_striped", "striped_to_blocked", "scatter_to_striped")
+_ALGORITHMS = {"warp_load": ("direct", "striped", "vectorize", "transpose"),
+               "warp_store": ("direct", "striped", "vectorize", "transpose"),
+               "warp_exchange": ("smem", "shuffle")}
+
+
+def _algorithm(family, algorithm):
+    a = str(algorithm).lower()
+    if a not in _ALGORITHMS[family]:
+        names = ", ".join(repr(x) for x in _ALGORITHMS[family])
+        raise ValueError(f"algorithm={algorithm!r} is not a {family.replace('_', ' ')} algorithm (use {names})")
+    return a
+
+
+def _pow2_lanes(family, lanes):
+    if lanes & (lanes - 1):
+        raise ValueError(f"threads_in_warp={lanes}: CUB's {family.replace('_', ' ')} needs a power of two "
+                         f"(1, 2, 4, 8, 16 or 32)")
+    return lanes
+
+
+def _load_store(family, dtype, items, lanes, algorithm):
+    verb = family.split("_")[1]
+    return Primitive(family, dtype, None, check_items(items), _algorithm(family, algorithm), None,
+                     [Variant("plain", verb), Variant("guarded", f"{verb}_guarded", optional_in=("oob_default",))],
+                     lanes=_pow2_lanes(family, lanes))
+
+
+def _exchange(dtype, items, lanes, kind, algorithm):
+    if isinstance(kind, WarpExchangeType):
+        kind = _EXCHANGES[int(kind)]
+    if kind not in _EXCHANGES:
+        raise ValueError(f"exchange_type={kind!r}: use WarpExchangeType or one of {', '.join(_EXCHANGES)}")
+    algo, items = _algorithm("warp_exchange", algorithm), check_items(items)
+    if algo == "shuffle" and items != lanes:
+        raise ValueError(f"algorithm='shuffle': CUB's shuffle exchange needs items_per_thread == threads_in_warp, "
+                         f"got {items} and {lanes}")
+    if algo == "shuffle" and kind == "scatter_to_striped":
+        raise ValueError("algorithm='shuffle': CUB's shuffle exchange has no scatter_to_striped (use 'smem')")
+    if algo == "shuffle" and isinstance(dtype, types.Record):
+        raise ValueError(f"algorithm='shuffle' with dtype={dtype}: CUB's shuffle exchange moves values with "
+                         f"__shfl_xor_sync, which takes built-in types only (use 'smem')")
+    return Primitive("warp_exchange", dtype, None, items, algo, None, [Variant(kind, f"exchange_{kind}")],
+                     lanes=_pow2_lanes("warp_exchange", lanes))
 
 
 def _reduce(dtype, lanes, op):
@@ -82,9 +138,26 @@ def make_inclusive_scan(dtype, scan_op, threads_in_warp=32):
     return _scan(nb, check_lanes(threads_in_warp), op_name(scan_op, "scan_op", nb), "inclusive")
 
 
+def make_load(dtype, items_per_thread, threads_in_warp=32, algorithm="direct"):
+    """WarpLoad. In a kernel: load(src, items[, num_valid[, oob_default]][, temp_storage=]): each logical
+    warp loads its tile of threads_in_warp * items_per_thread items (a power-of-two logical warp)."""
+    return _load_store("warp_load", numba_dtype(dtype), items_per_thread, check_lanes(threads_in_warp), algorithm)
+
+
+def make_store(dtype, items_per_thread, threads_in_warp=32, algorithm="direct"):
+    """WarpStore. In a kernel: store(dst, items[, num_valid][, temp_storage=])."""
+    return _load_store("warp_store", numba_dtype(dtype), items_per_thread, check_lanes(threads_in_warp), algorithm)
+
+
+def make_exchange(exchange_type, dtype, items_per_thread, threads_in_warp=32, algorithm="smem"):
+    """WarpExchange. In a kernel: exchange(items_in, items_out[, ranks]) (ranks for ScatterToStriped: each
+    item's place in the logical warp's tile, int32)."""
+    return _exchange(numba_dtype(dtype), items_per_thread, check_lanes(threads_in_warp), exchange_type, algorithm)
+
+
 # ---------------------------------------------------------------- calls with no factory
 
-_CONFIG = ("threads_in_warp", "op", "binary_op", "scan_op")
+_CONFIG = ("threads_in_warp", "op", "binary_op", "scan_op", "algorithm", "items_per_thread", "exchange_type")
 
 
 def _lanes(kws, name):
@@ -127,6 +200,28 @@ def _scan_call(mode, default_op):
     return make
 
 
+def _items_call(family, items_arg):
+    """load(src, items), store(dst, items), exchange(items_in, items_out[, ranks]): dtype and items per
+    thread from the items array (coop.local.array) or items_per_thread=."""
+    def make(args, kws):
+        from .block import _call_items, _dtype_of, _literal, _need
+        verb = family.split("_")[1]
+        name = f"coop.warp.{verb}"
+        _need(args, 2, name, "the tile and the items" if verb != "exchange" else "the items in and out")
+        what = "items" if verb != "exchange" else "items_in"
+        t = args[items_arg]
+        nb = _dtype_of(t, name, what)
+        items = _call_items(t, kws, name, what)
+        algo = _literal(kws.get("algorithm"), f"{name}: algorithm", (str,))
+        if verb == "exchange":
+            kind = _literal(kws.get("exchange_type"), f"{name}: exchange_type", (str, int)) or "blocked_to_striped"
+            if isinstance(kind, int):
+                kind = WarpExchangeType(kind)
+            return _exchange(nb, items, _lanes(kws, name), kind, algo or "smem")
+        return _load_store(family, nb, items, _lanes(kws, name), algo or "direct")
+    return make
+
+
 def _stub(name, doc):
     return _extension.call_stub(__name__, f"coop.warp.{name}", name, doc)
 
@@ -138,7 +233,14 @@ inclusive_sum = _stub("inclusive_sum", "y = inclusive_sum(x, threads_in_warp=32,
 exclusive_scan = _stub("exclusive_scan", "y = exclusive_scan(x[, initial], op=, threads_in_warp=32, aggregate=)")
 inclusive_scan = _stub("inclusive_scan", "y = inclusive_scan(x, op=, threads_in_warp=32, aggregate=)")
 
-for _fn, _maker in ((reduce, _reduce_call(None)), (sum, _reduce_call("sum")),
+load = _stub("load", "load(src, items[, num_valid[, oob_default]], threads_in_warp=32, algorithm='direct')")
+store = _stub("store", "store(dst, items[, num_valid], threads_in_warp=32, algorithm='direct')")
+exchange = _stub("exchange", "exchange(items_in, items_out[, ranks], exchange_type='blocked_to_striped', "
+                             "threads_in_warp=32, algorithm='smem')")
+
+for _fn, _maker in ((load, _items_call("warp_load", 1)), (store, _items_call("warp_store", 1)),
+                    (exchange, _items_call("warp_exchange", 0)),
+                    (reduce, _reduce_call(None)), (sum, _reduce_call("sum")),
                     (exclusive_sum, _scan_call("exclusive", "sum")), (inclusive_sum, _scan_call("inclusive", "sum")),
                     (exclusive_scan, _scan_call("exclusive", None)), (inclusive_scan, _scan_call("inclusive", None))):
     _extension.register_single_phase(_fn, _maker, _CONFIG)
