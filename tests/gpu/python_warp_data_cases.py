@@ -1,0 +1,152 @@
+"""Warp load, store and exchange cases of the cooplink.numba GPU suite (python_suite.py): power-of-two
+logical warps of 1 to 32 lanes, CUB's algorithms, both call forms. Each logical warp loads its tile (plain
+and guarded, with random valid counts and an out-of-bounds default), exchanges blocked -> striped ->
+blocked and scatters to striped by ranks (the tile reversed), and stores (plain and guarded). Checked
+exactly against numpy; outputs poisoned first."""
+
+import numpy as np
+import numba
+from numba import cuda
+from numba.cuda import types
+
+import cooplink.numba as coop
+
+BLOCKS = 2
+THREADS = 64
+LOADS = ["direct", "striped", "vectorize", "transpose"]
+
+
+class WarpDataCase:
+    def __init__(self, index, tname, form, lanes, items):
+        self.tname, self.form, self.lanes, self.items = tname, form, lanes, items
+        self.load = LOADS[index % 4]
+        self.store = LOADS[(index + 1) % 4]
+        self.name = f"wdata   {form:7} {tname:8} lanes={lanes:2} items={items:2} load={self.load} store={self.store}"
+
+    def primitives(self):
+        T, L, N = numba.from_dtype(np.dtype(self.tname)), self.lanes, self.items
+        return [coop.warp.make_load(T, N, L, self.load), coop.warp.make_store(T, N, L, self.store),
+                coop.warp.make_exchange("blocked_to_striped", T, N, L),
+                coop.warp.make_exchange(coop.warp.WarpExchangeType.StripedToBlocked, T, N, L),
+                coop.warp.make_exchange("scatter_to_striped", T, N, L)]
+
+    def kernel(self):
+        T, L, N = numba.from_dtype(np.dtype(self.tname)), self.lanes, self.items
+        tile = L * N
+        ld, st, b2s, s2b, sct = self.primitives()
+        if self.form == "factory":
+            def k(d_in, d_ld, d_gld, d_b2s, d_s2b, d_sct, d_st, d_gst, valid, oob):
+                t = cuda.blockIdx.x * cuda.blockDim.x + cuda.threadIdx.x
+                g = t // L
+                lane = t % L
+                a = coop.local.array(N, T)
+                b = coop.local.array(N, T)
+                r = coop.local.array(N, numba.int32)
+                ld(d_in[g * tile:], a)
+                ld(d_in[g * tile:], b, valid[g], oob[0])
+                for i in range(N):
+                    d_ld[t * N + i] = a[i]
+                    d_gld[t * N + i] = b[i]
+                    r[i] = tile - 1 - (lane * N + i)
+                b2s(a, b)
+                for i in range(N):
+                    d_b2s[t * N + i] = b[i]
+                s2b(b, b)
+                for i in range(N):
+                    d_s2b[t * N + i] = b[i]
+                sct(a, b, r)
+                for i in range(N):
+                    d_sct[t * N + i] = b[i]
+                st(d_st[g * tile:], a)
+                st(d_gst[g * tile:], a, valid[g])
+        else:
+            load, store = self.load, self.store
+
+            def k(d_in, d_ld, d_gld, d_b2s, d_s2b, d_sct, d_st, d_gst, valid, oob):
+                t = cuda.blockIdx.x * cuda.blockDim.x + cuda.threadIdx.x
+                g = t // L
+                lane = t % L
+                a = coop.local.array(N, T)
+                b = coop.local.array(N, T)
+                r = coop.local.array(N, numba.int32)
+                coop.warp.load(d_in[g * tile:], a, threads_in_warp=L, algorithm=load)
+                coop.warp.load(d_in[g * tile:], b, valid[g], oob[0], threads_in_warp=L, algorithm=load)
+                for i in range(N):
+                    d_ld[t * N + i] = a[i]
+                    d_gld[t * N + i] = b[i]
+                    r[i] = tile - 1 - (lane * N + i)
+                coop.warp.exchange(a, b, threads_in_warp=L)
+                for i in range(N):
+                    d_b2s[t * N + i] = b[i]
+                coop.warp.exchange(b, b, exchange_type="striped_to_blocked", threads_in_warp=L)
+                for i in range(N):
+                    d_s2b[t * N + i] = b[i]
+                coop.warp.exchange(a, b, r, exchange_type="scatter_to_striped", threads_in_warp=L)
+                for i in range(N):
+                    d_sct[t * N + i] = b[i]
+                coop.warp.store(d_st[g * tile:], a, threads_in_warp=L, algorithm=store)
+                coop.warp.store(d_gst[g * tile:], a, valid[g], threads_in_warp=L, algorithm=store)
+        return k
+
+    def signature(self):
+        S = numba.from_dtype(np.dtype(self.tname))
+        return (S[::1],) * 8 + (types.int32[::1], S[::1])
+
+    def run(self, rng, poison):
+        dt = np.dtype(self.tname)
+        L, N = self.lanes, self.items
+        n = BLOCKS * THREADS * N
+        n_warps = BLOCKS * THREADS // L
+        d_in = (rng.integers(-100, 100, n) if dt.kind in "if" else rng.integers(0, 200, n)).astype(dt)
+        valid = rng.integers(0, L * N + 1, n_warps).astype(np.int32)
+        valid[0] = L * N
+        oob = np.array([77], dt)
+        outs = [poison(dt, n) for _ in range(7)]
+        dd = [cuda.to_device(a) for a in [d_in] + outs + [valid, oob]]
+        cuda.jit(self.kernel())[BLOCKS, THREADS](*dd)
+        got = [d.copy_to_host() for d in dd[1:8]]
+        return self.check(d_in, valid, oob[0], outs[0][0], *got)
+
+    def check(self, d_in, valid, oob, poison_value, ld, gld, b2s, s2b, sct, st, gst):
+        L, N = self.lanes, self.items
+        T = L * N
+        why = []
+
+        def same(got, want, what):
+            if not np.array_equal(np.asarray(got), np.asarray(want), equal_nan=True):
+                why.append(f"{what}: got {np.asarray(got).ravel()[:8]} want {np.asarray(want).ravel()[:8]}")
+
+        def place(algo, lane, i):  # an item's place in the tile
+            return i * L + lane if algo == "striped" else lane * N + i
+        for g in range(BLOCKS * THREADS // L):
+            tile = d_in[g * T:(g + 1) * T]
+            mine = slice(g * T, (g + 1) * T)  # the logical warp's threads' items, lane-major
+            A = np.array([[tile[place(self.load, l, i)] for i in range(N)] for l in range(L)])
+            same(ld[mine].reshape(L, N), A, f"warp {g} load ({self.load})")
+            G = np.array([[tile[j] if j < valid[g] else oob for j in (place(self.load, l, i) for i in range(N))]
+                          for l in range(L)])
+            same(gld[mine].reshape(L, N), G, f"warp {g} guarded load (valid {valid[g]})")
+            flat = A.reshape(-1)  # the blocked order of A
+            same(b2s[mine].reshape(L, N), [[flat[i * L + l] for i in range(N)] for l in range(L)],
+                 f"warp {g} blocked_to_striped")
+            same(s2b[mine].reshape(L, N), A, f"warp {g} striped_to_blocked (round trip)")
+            same(sct[mine].reshape(L, N), [[flat[T - 1 - (i * L + l)] for i in range(N)] for l in range(L)],
+                 f"warp {g} scatter_to_striped (reversed)")
+            want = np.empty(T, d_in.dtype)
+            for l in range(L):
+                for i in range(N):
+                    want[place(self.store, l, i)] = A[l, i]
+            same(st[mine], want, f"warp {g} store ({self.store})")
+            gw = want.copy()
+            gw[valid[g]:] = poison_value
+            same(gst[mine], gw, f"warp {g} guarded store (valid {valid[g]})")
+        return not why, why[:6]
+
+
+def warp_data_cases():
+    out = []
+    types_ = ["int32", "float64", "uint8", "int64", "float32", "int16"]
+    for i, lanes in enumerate([1, 2, 4, 8, 16, 32]):
+        for j, form in enumerate(("factory", "single")):
+            out.append(WarpDataCase(i * 2 + j, types_[(i + j) % len(types_)], form, lanes, [1, 3, 4, 2][(i + j) % 4]))
+    return out
