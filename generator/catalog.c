@@ -58,6 +58,9 @@ static void unit_key(char *out, size_t size, const coop__inst *in, int per_symbo
   coop__op_spelling(in, op, sizeof op);
   if (f->scope == COOP__SCOPE_WARP && !coop__warp_items(f))
     snprintf(out, size, "%s_%s%s%s_%s", f->name, op, in->op >= 0 ? "_" : "", coop__tcode(in), in->geom);
+  else if (in->algo < 0) /* the warp sort: its keys and values */
+    snprintf(out, size, "%s_%s_%s%s%s_%s_i%d", f->name, op, coop__tcode(in), in->vtype >= 0 ? "_" : "",
+             coop__vcode(in), in->geom, in->items);
   else
     snprintf(out, size, "%s_%s%s%s_%s_i%d_%s", f->name, op, in->op >= 0 ? "_" : "", coop__tcode(in),
              in->geom, in->items, f->algos[in->algo].name);

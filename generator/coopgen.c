@@ -9,7 +9,8 @@
 static const char usage[] =
   "usage: coopgen [--spec FILE]... [--family F --type T,... --threads N,... [--op OP,...] [--items N,...]\n"
   "               [--algorithm A,...] [--variant V,...]] [--arch sm_XX,...] [--name NAME] [-o DIR]\n"
-  "               (a warp family takes --warp LANES,... instead of --threads and --items)\n"
+  "               (a warp family takes --warp LANES,... instead of --threads; warp load, store, exchange\n"
+  "               and merge sort take --items too; a sort of pairs takes --values TYPE,...)\n"
   "               [--symbols FILE] [--ir plain|optimized] [--print-source] [--catalog]\n"
   "               [--user-type NAME:SIZE:ALIGN]...\n"
   "Generates a cooplink bundle (manifest, C header, LTO-IR per arch) into DIR (default: .).\n"
@@ -55,7 +56,7 @@ static coop_result add_user_type(coop_gen *gen, const char *text)
 
 int main(int argc, char **argv)
 {
-  enum { O_SPEC = 256, O_FAMILY, O_TYPE, O_OP, O_THREADS, O_ITEMS, O_ALGO, O_VARIANT, O_ARCH, O_NAME, O_SOURCE, O_VER, O_CATALOG, O_SYMBOLS, O_WARP, O_IR, O_UTYPE };
+  enum { O_SPEC = 256, O_FAMILY, O_TYPE, O_OP, O_THREADS, O_ITEMS, O_ALGO, O_VARIANT, O_ARCH, O_NAME, O_SOURCE, O_VER, O_CATALOG, O_SYMBOLS, O_WARP, O_IR, O_UTYPE, O_VALUES };
   static const struct option longs[] = {
     {"spec", required_argument, 0, O_SPEC},       {"family", required_argument, 0, O_FAMILY},
     {"type", required_argument, 0, O_TYPE},       {"op", required_argument, 0, O_OP},
@@ -66,7 +67,7 @@ int main(int argc, char **argv)
     {"output", required_argument, 0, 'o'},        {"print-source", no_argument, 0, O_SOURCE},
     {"version", no_argument, 0, O_VER},           {"help", no_argument, 0, 'h'},
     {"catalog", no_argument, 0, O_CATALOG},       {"symbols", required_argument, 0, O_SYMBOLS},
-    {"user-type", required_argument, 0, O_UTYPE},
+    {"user-type", required_argument, 0, O_UTYPE}, {"values", required_argument, 0, O_VALUES},
     {0, 0, 0, 0},
   };
   coop_gen_group group = {0};
@@ -91,6 +92,7 @@ int main(int argc, char **argv)
     case O_THREADS: group.threads = optarg; any_group = 1; break;
     case O_ITEMS: group.items = optarg; any_group = 1; break;
     case O_WARP: group.warp = optarg; any_group = 1; break;
+    case O_VALUES: group.values = optarg; any_group = 1; break;
     case O_ALGO: group.algorithm = optarg; any_group = 1; break;
     case O_VARIANT: group.variant = optarg; any_group = 1; break;
     case O_ARCH: arch = optarg; break;

@@ -34,6 +34,16 @@ static void emit_custom_ops(coop__str *s, const coop_gen *gen, int preprocessed)
     }
     if (seen) continue;
     const char *T = coop__tcpp(in);
+    if (coop__families[in->fam].uses_op == 2) { /* a comparator: int name(const T *a, const T *b), a before b */
+      if (!declared)
+        coop__str_printf(s, "extern \"C\" %s int %s(const %s *a, const %s *b);\n", dev, in->custom, T, T);
+      coop__str_add(s, "struct ");
+      custom_functor_name(s, in);
+      coop__str_printf(s, "\n{\n  %s bool operator()(const %s &a, const %s &b) const\n  {\n"
+                          "    return ::%s(&a, &b) != 0;\n  }\n};\n\n",
+                       inl, T, T, in->custom);
+      continue;
+    }
     if (!declared) /* one declaration per name: every type calls the same C symbol */
       coop__str_printf(s, "extern \"C\" %s void %s(const %s *a, const %s *b, %s *out);\n", dev, in->custom, T, T, T);
     coop__str_add(s, "struct ");
@@ -55,12 +65,22 @@ static void param_decl(coop__str *s, const char *elem, const coop__param *p)
   }
 }
 
+static const char *elem_type(const coop__inst *in, const coop__param *p, int tu);
+
 void coop__param_decl(coop__str *s, const coop__inst *in, const coop__param *p)
 {
-  param_decl(s, p->int_elems ? "int" : coop__tctype(in), p);
+  param_decl(s, elem_type(in, p, 0), p);
 }
 
-static void params(coop__str *s, const coop__inst *in, const char *elem)
+/* The element type of parameter p: in the TU (tu) or in C headers and signatures. */
+static const char *elem_type(const coop__inst *in, const coop__param *p, int tu)
+{
+  if (p->elem == COOP__E_INT) return "int";
+  if (p->elem == COOP__E_VALUE) return tu ? coop__vcpp(in) : coop__vctype(in);
+  return tu ? coop__tcpp(in) : coop__tctype(in);
+}
+
+static void params(coop__str *s, const coop__inst *in, int tu)
 {
   const coop__variant *v = &coop__families[in->fam].variants[in->variant];
   int first = 1;
@@ -68,14 +88,14 @@ static void params(coop__str *s, const coop__inst *in, const char *elem)
     if (!param_present(in, &v->params[i])) continue;
     if (!first) coop__str_add(s, ", ");
     first = 0;
-    param_decl(s, v->params[i].int_elems ? "int" : elem, &v->params[i]);
+    param_decl(s, elem_type(in, &v->params[i], tu), &v->params[i]);
   }
 }
 
 void coop__signature(coop__str *s, const coop__inst *in)
 {
   coop__str_printf(s, "void %s(", in->symbol);
-  params(s, in, coop__tctype(in));
+  params(s, in, 0);
   coop__str_add(s, ")");
 }
 
@@ -83,7 +103,10 @@ void coop__signature(coop__str *s, const coop__inst *in)
 static void tmpl_instance(coop__str *s, const coop__inst *in)
 {
   const coop__family *f = &coop__families[in->fam];
-  if (coop__warp_items(f))
+  if (coop__warp_items(f) && f->n_algos == 0) /* the sort: keys, lanes, items, values (void: keys only) */
+    coop__str_printf(s, "%s<%s, %d, %d, %s>", f->tmpl, coop__tcpp(in), in->bx, in->items,
+                     in->vtype >= 0 ? coop__vcpp(in) : "void");
+  else if (coop__warp_items(f))
     coop__str_printf(s, "%s<%s, %d, %d, %s>", f->tmpl, coop__tcpp(in), in->bx, in->items, f->algos[in->algo].cub);
   else if (f->scope == COOP__SCOPE_WARP)
     coop__str_printf(s, "%s<%s, %d>", f->tmpl, coop__tcpp(in), in->bx);
@@ -92,21 +115,30 @@ static void tmpl_instance(coop__str *s, const coop__inst *in)
                      in->items, f->algos[in->algo].cub);
 }
 
-/* The first instance of each user type among gen's: 1 for in when no earlier instance has its type. */
-static int first_of_type(const coop_gen *gen, size_t i)
+/* The user types gen's instances take (keys and values), each once, in order of first use; returns their
+ * count (at most max). */
+static int user_types(const coop_gen *gen, const coop__utype **out, int max)
 {
-  if (!coop__is_user_type(&gen->insts[i])) return 0;
-  for (size_t k = 0; k < i; ++k)
-    if (gen->insts[k].type == gen->insts[i].type) return 0;
-  return 1;
+  int n = 0;
+  for (size_t i = 0; i < gen->n_insts; ++i) {
+    const coop__inst *in = &gen->insts[i];
+    const coop__utype *both[2] = {coop__is_user_type(in) ? &in->user : NULL,
+                                  in->vtype >= coop__n_types ? &in->vuser : NULL};
+    for (int b = 0; b < 2; ++b) {
+      int seen = !both[b];
+      for (int k = 0; k < n && !seen; ++k) seen = !strcmp(out[k]->name, both[b]->name);
+      if (!seen && n < max) out[n++] = both[b];
+    }
+  }
+  return n;
 }
 
 /* A user type in the TU: opaque aligned bytes (what CUB copies, shuffles and stores). */
 static void emit_user_types(coop__str *s, const coop_gen *gen)
 {
-  for (size_t i = 0; i < gen->n_insts; ++i) {
-    if (!first_of_type(gen, i)) continue;
-    const coop__utype *u = &gen->insts[i].user;
+  const coop__utype *ut[2 * COOP__MAX_USER_TYPES];
+  for (int i = 0, n = user_types(gen, ut, 2 * COOP__MAX_USER_TYPES); i < n; ++i) {
+    const coop__utype *u = ut[i];
     coop__str_printf(s, "struct alignas(%u) %s\n{\n  unsigned char b[%u];\n};\n\n", u->align, u->cpp, u->size);
   }
 }
@@ -120,7 +152,7 @@ void coop__emit_wrappers(coop__str *s, const coop_gen *gen, int with_checks, int
     const coop__family *f = &coop__families[in->fam];
     const coop__variant *v = &f->variants[in->variant];
     coop__str_printf(s, "extern \"C\" %s void %s(", preprocessed ? "__attribute__((device))" : "__device__", in->symbol);
-    params(s, in, coop__tcpp(in));
+    params(s, in, 1);
     coop__str_add(s, ")\n{\n  using P = ");
     tmpl_instance(s, in);
     coop__str_add(s, ";\n");
@@ -215,9 +247,10 @@ void coop__emit_header(coop__str *s, const coop_gen *gen)
                    "#if defined(__CUDACC_RTC__)\n#include <cuda/std/cstdint>\n#else\n#include <stdint.h>\n#endif\n");
   if (f16) coop__str_add(s, "#include <cuda_fp16.h>\n");
   if (bf16) coop__str_add(s, "#include <cuda_bf16.h>\n");
-  for (size_t i = 0; i < gen->n_insts; ++i) { /* user types: opaque bytes, or the user's own type */
-    if (!first_of_type(gen, i)) continue;
-    const coop__utype *u = &gen->insts[i].user;
+  const coop__utype *ut[2 * COOP__MAX_USER_TYPES];
+  for (int i = 0, n = user_types(gen, ut, 2 * COOP__MAX_USER_TYPES); i < n; ++i) {
+    /* user types: opaque bytes, or the user's own type */
+    const coop__utype *u = ut[i];
     coop__str_printf(s,
                      "\n/* User type '%s': %u bytes aligned to %u. Define %s as your own type of that size and\n"
                      " * alignment before including this header to call these functions with it. */\n"
@@ -234,8 +267,12 @@ void coop__emit_header(coop__str *s, const coop_gen *gen)
     for (size_t k = 0; k < i && !seen; ++k) seen = gen->insts[k].op == COOP__OP_CUSTOM && !strcmp(gen->insts[k].custom, in->custom);
     if (seen) continue;
     const char *T = coop__tctype(in);
-    coop__str_printf(s, "__device__ void %s(const %s *a, const %s *b, %s *out); /* your operator */\n", in->custom, T, T,
-                     T);
+    if (coop__families[in->fam].uses_op == 2)
+      coop__str_printf(s, "__device__ int %s(const %s *a, const %s *b); /* your comparator: a before b */\n",
+                       in->custom, T, T);
+    else
+      coop__str_printf(s, "__device__ void %s(const %s *a, const %s *b, %s *out); /* your operator */\n", in->custom,
+                       T, T, T);
   }
   for (size_t i = 0; i < gen->n_insts; ++i) {
     coop__str_add(s, "__device__ ");
@@ -306,9 +343,10 @@ coop_result coop__emit_manifest(coop__str *s, const coop_gen *gen, const char *h
   json_object_set_new(root, "header", hdr);
   json_object_set_new(root, "payloads", pays);
   json_t *utypes = json_array();
-  for (size_t i = 0; i < gen->n_insts; ++i) { /* the user types the symbols take, as declared */
-    if (!first_of_type(gen, i)) continue;
-    const coop__utype *u = &gen->insts[i].user;
+  const coop__utype *ut[2 * COOP__MAX_USER_TYPES];
+  for (int i = 0, n = user_types(gen, ut, 2 * COOP__MAX_USER_TYPES); i < n; ++i) {
+    /* the user types the symbols take, as declared */
+    const coop__utype *u = ut[i];
     json_t *t = json_object();
     json_object_set_new(t, "name", json_string(u->name));
     json_object_set_new(t, "size", json_integer(u->size));
@@ -326,6 +364,7 @@ coop_result coop__emit_manifest(coop__str *s, const coop_gen *gen, const char *h
     json_object_set_new(o, "family", json_string(f->name));
     json_object_set_new(o, "variant", json_string(v->name));
     json_object_set_new(o, "type", json_string(coop__tcode(in)));
+    json_object_set_new(o, "value_type", in->vtype >= 0 ? json_string(coop__vcode(in)) : json_null());
     char opname[64];
     json_object_set_new(o, "op", in->op >= 0 ? json_string(coop__op_spelling(in, opname, sizeof opname)) : json_null());
     json_object_set_new(o, "algorithm", in->algo >= 0 ? json_string(f->algos[in->algo].name) : json_null());
@@ -358,7 +397,9 @@ coop_result coop__emit_manifest(coop__str *s, const coop_gen *gen, const char *h
         static const char *shapes[] = {"", "one", "items", "tile"};
         long long threads = (long long)in->bx * in->by * in->bz; /* a warp family: its lanes */
         long long count = p->shape == COOP__S_TILE ? threads * in->items : p->shape == COOP__S_ITEMS ? in->items : 1;
-        json_object_set_new(jp, "type", json_string(p->int_elems ? "i32" : coop__tcode(in)));
+        json_object_set_new(jp, "type", json_string(p->elem == COOP__E_INT     ? "i32"
+                                                    : p->elem == COOP__E_VALUE ? coop__vcode(in)
+                                                                               : coop__tcode(in)));
         json_object_set_new(jp, "shape", json_string(shapes[p->shape]));
         json_object_set_new(jp, "count", json_integer((json_int_t)count));
       }
@@ -375,11 +416,13 @@ coop_result coop__emit_manifest(coop__str *s, const coop_gen *gen, const char *h
     json_t *needs = json_array();
     if (in->op == COOP__OP_CUSTOM) { /* the operator the user's link must define */
       json_t *nd = json_object();
+      const int cmp = f->uses_op == 2;
       json_object_set_new(nd, "name", json_string(in->custom));
-      json_object_set_new(nd, "kind", json_string("operator"));
+      json_object_set_new(nd, "kind", json_string(cmp ? "comparator" : "operator"));
       coop__str d = {0};
       const char *T = coop__tctype(in);
-      coop__str_printf(&d, "extern \"C\" __device__ void %s(const %s *a, const %s *b, %s *out)", in->custom, T, T, T);
+      if (cmp) coop__str_printf(&d, "extern \"C\" __device__ int %s(const %s *a, const %s *b)", in->custom, T, T);
+      else coop__str_printf(&d, "extern \"C\" __device__ void %s(const %s *a, const %s *b, %s *out)", in->custom, T, T, T);
       json_object_set_new(nd, "signature", json_string(coop__str_get(&d)));
       coop__str_free(&d);
       json_array_append_new(needs, nd);

@@ -15,6 +15,7 @@ enum {
   COOP__FAM_WARP_LOAD,
   COOP__FAM_WARP_STORE,
   COOP__FAM_WARP_EXCHANGE,
+  COOP__FAM_WARP_MERGE_SORT,
   COOP__FAM_COUNT
 };
 /* Who cooperates: a thread block (geometry t<X>[x<Y>x<Z>]_i<items>), or a logical warp of L lanes (w<L>). */
@@ -31,6 +32,7 @@ typedef struct coop__op {
   const char *name;
   const char *functor; /* coop::op_sum ... */
   int bitwise;
+  int comparator; /* an ordering (less, greater) for the sort families, not a reduction */
 } coop__op;
 
 typedef struct coop__algo {
@@ -54,8 +56,10 @@ typedef struct coop__param {
   int skip_for_sum; /* absent when op is sum (the exclusive scan's initial value) */
   int nullable;
   int shape; /* element parameters: COOP__S_* */
-  int int_elems; /* elements of int, not of the family's type (an exchange's ranks) */
+  int elem; /* element parameters: of the family's type (0), of int (COOP__E_INT: an exchange's ranks), of the
+              value type (COOP__E_VALUE: a sort's values) */
 } coop__param;
+enum { COOP__E_INT = 1, COOP__E_VALUE };
 
 typedef struct coop__variant {
   const char *name;     /* spec value: "plain", "partial", "exclusive_prefix" */
@@ -65,22 +69,24 @@ typedef struct coop__variant {
   int single_item;      /* always one item per thread */
   coop__param params[6];
   const char *not_algo; /* an algorithm this variant cannot take (CUB's shuffle exchange has no scatter) */
+  int pairs;            /* takes a value type (a sort of key-value pairs) */
 } coop__variant;
 
 typedef struct coop__family {
   const char *name;     /* "block_reduce" */
   const char *header;   /* primitives file */
   const char *tmpl;     /* coop::block_reduce */
-  int uses_op;
+  int uses_op; /* 1: a reduction op; 2: a comparator */
   const coop__algo *algos;
   int n_algos;
   int default_algo;
   const coop__variant *variants;
   int n_variants;
   int scope; /* COOP__SCOPE_* */
+  int warp_items; /* a warp family with items per thread (load, store, exchange, sort): w<L>_i<N>[_<algo>] */
+  int pow2_lanes; /* the family needs a power-of-two logical warp, whatever the algorithm */
 } coop__family;
-/* A warp family with items per thread and algorithms (load, store, exchange): w<L>_i<N>_<algorithm>. */
-static inline int coop__warp_items(const coop__family *f) { return f->scope == COOP__SCOPE_WARP && f->n_algos > 0; }
+static inline int coop__warp_items(const coop__family *f) { return f->scope == COOP__SCOPE_WARP && f->warp_items; }
 
 extern const coop__type coop__types[];
 extern const int coop__n_types;
@@ -108,8 +114,10 @@ typedef struct coop__inst {
   int fam, variant, type, op /* -1 if none, COOP__OP_CUSTOM */, algo /* -1 for a family without algorithms */;
   char custom[48]; /* the custom operator's name */
   coop__utype user; /* type >= coop__n_types: the user type */
+  int vtype;        /* a sort of pairs: the value type (-1: none) */
+  coop__utype vuser;
   int bx, by, bz, items; /* a warp family: bx is the logical warp's lanes, by = bz = items = 1 */
-  char symbol[160];
+  char symbol[200];
   char geom[32];
   char *where; /* where it was requested, for messages */
   unsigned long long temp_bytes, temp_align;
@@ -144,6 +152,10 @@ struct coop_gen {
 const char *coop__tcode(const coop__inst *in);
 const char *coop__tctype(const coop__inst *in);
 const char *coop__tcpp(const coop__inst *in);
+/* ... of a sort's values */
+const char *coop__vcode(const coop__inst *in);
+const char *coop__vctype(const coop__inst *in);
+const char *coop__vcpp(const coop__inst *in);
 static inline int coop__is_user_type(const coop__inst *in) { return in->type >= coop__n_types; }
 
 /* The op as the symbol spells it ("sum", "custom_my_add"), or "" for a family without ops. */

@@ -21,8 +21,9 @@ typedef struct slist {
   char where[256]; /* of the key, or the flag */
 } slist;
 
-enum { F_FAMILY, F_TYPE, F_OP, F_THREADS, F_ITEMS, F_ALGORITHM, F_VARIANT, F_WARP, F_COUNT };
-static const char *const field_names[F_COUNT] = {"family", "type", "op", "threads", "items", "algorithm", "variant", "warp"};
+enum { F_FAMILY, F_TYPE, F_OP, F_THREADS, F_ITEMS, F_ALGORITHM, F_VARIANT, F_WARP, F_VALUES, F_COUNT };
+static const char *const field_names[F_COUNT] = {"family", "type",    "op",   "threads", "items",
+                                                 "algorithm", "variant", "warp", "values"};
 
 typedef struct sgroup {
   slist f[F_COUNT];
@@ -103,8 +104,8 @@ typedef struct parsed {
   int fam;
   char custom[MAX_VALUES][48]; /* the name of ops[i] == COOP__OP_CUSTOM + i */
   int types[MAX_VALUES], ops[MAX_VALUES], threads[MAX_VALUES][3], items[MAX_VALUES], algos[MAX_VALUES],
-    variants[MAX_VALUES];
-  int n_types, n_ops, n_threads, n_items, n_algos, n_variants;
+    variants[MAX_VALUES], vtypes[MAX_VALUES];
+  int n_types, n_ops, n_threads, n_items, n_algos, n_variants, n_vtypes;
 } parsed;
 
 static int valid_op_type(int op, int type)
@@ -186,6 +187,13 @@ static int valid_algo_threads(const coop__family *fam, int algo, const int t[3])
   return algo < 0 || !fam->algos[algo].warp_multiple || (t[0] * t[1] * t[2]) % 32 == 0;
 }
 
+static int has_pairs(const coop__family *fam)
+{
+  for (int v = 0; v < fam->n_variants; ++v)
+    if (fam->variants[v].pairs) return 1;
+  return 0;
+}
+
 static int valid_warp_algo(const coop__family *fam, const coop__inst *in)
 {
   if (fam->scope != COOP__SCOPE_WARP || in->algo < 0) return 1;
@@ -222,8 +230,12 @@ static void make_symbol(coop__inst *in)
   snprintf(stem, sizeof stem, var->stem, coop__op_spelling(in, op, sizeof op));
   if (fam->scope == COOP__SCOPE_WARP) {
     snprintf(in->geom, sizeof in->geom, "w%d", in->bx);
-    if (coop__warp_items(fam))
-      snprintf(in->symbol, sizeof in->symbol, "coop_warp_%s_%s_%s_i%d_%s", stem, coop__tcode(in), in->geom, in->items,
+    char types[50]; /* two type codes of at most 24 */
+    snprintf(types, sizeof types, "%s%s%s", coop__tcode(in), in->vtype >= 0 ? "_" : "", coop__vcode(in));
+    if (coop__warp_items(fam) && fam->n_algos == 0)
+      snprintf(in->symbol, sizeof in->symbol, "coop_warp_%s_%s_%s_i%d", stem, types, in->geom, in->items);
+    else if (coop__warp_items(fam))
+      snprintf(in->symbol, sizeof in->symbol, "coop_warp_%s_%s_%s_i%d_%s", stem, types, in->geom, in->items,
                fam->algos[in->algo].name);
     else
       snprintf(in->symbol, sizeof in->symbol, "coop_warp_%s_%s_%s", stem, coop__tcode(in), in->geom);
@@ -311,7 +323,13 @@ static coop_result check_group(coop_gen *gen, const sgroup *g)
     goto out;
   }
 
-  const slist *l = &g->f[F_TYPE];
+  if (g->f[F_VALUES].given && !has_pairs(fam)) {
+    coop__log(gen, "%s: %s takes no %s (a value type is for a sort of key-value pairs)", g->f[F_VALUES].where,
+              fam->name, fname(g, F_VALUES, nb));
+    goto out;
+  }
+  for (int pass = 0; pass < 2; ++pass) {
+  const slist *l = &g->f[pass ? F_VALUES : F_TYPE];
   for (int i = 0; i < l->n; ++i) {
     int t = find_name(l->v[i].text, &coop__types[0].code, sizeof coop__types[0], coop__n_types);
     for (int u = 0; t < 0 && u < gen->n_utypes; ++u)
@@ -326,9 +344,11 @@ static coop_result check_group(coop_gen *gen, const sgroup *g)
                 coop__str_get(&known));
       goto out;
     }
-    p->types[p->n_types++] = t;
+    if (pass) p->vtypes[p->n_vtypes++] = t;
+    else p->types[p->n_types++] = t;
   }
-  l = &g->f[F_OP];
+  }
+  const slist *l = &g->f[F_OP];
   for (int i = 0; i < l->n; ++i) {
     if (strncmp(l->v[i].text, "custom:", 7) == 0) {
       const char *nm = l->v[i].text + 7;
@@ -365,10 +385,13 @@ static coop_result check_group(coop_gen *gen, const sgroup *g)
       continue;
     }
     int o = find_name(l->v[i].text, &coop__ops[0].name, sizeof coop__ops[0], coop__n_ops);
+    if (o >= 0 && coop__ops[o].comparator != (fam->uses_op == 2)) o = -1; /* a reduction's op, or a sort's */
     if (o < 0) {
-      list_names(&known, coop__ops, sizeof coop__ops[0], coop__n_ops);
-      coop__log(gen, "%s: unknown op '%s' (known: %s, custom:<name>)", l->v[i].where, l->v[i].text,
-                coop__str_get(&known));
+      for (int k = 0; k < coop__n_ops; ++k)
+        if (coop__ops[k].comparator == (fam->uses_op == 2))
+          coop__str_printf(&known, "%s%s", known.len ? " " : "", coop__ops[k].name);
+      coop__log(gen, "%s: unknown %s '%s' for %s (known: %s, custom:<name>)", l->v[i].where,
+                fam->uses_op == 2 ? "comparator" : "op", l->v[i].text, fam->name, coop__str_get(&known));
       goto out;
     }
     p->ops[p->n_ops++] = o;
@@ -442,8 +465,16 @@ static coop_result check_group(coop_gen *gen, const sgroup *g)
     }
     p->variants[p->n_variants++] = v;
   }
-  if (!l->given)
-    for (int v = 0; v < fam->n_variants; ++v) p->variants[p->n_variants++] = v;
+  for (int v = 0; v < p->n_variants; ++v) /* a sort of pairs needs its value type */
+    if (fam->variants[p->variants[v]].pairs && !g->f[F_VALUES].given) {
+      coop__log(gen, "%s: variant '%s' of %s sorts key-value pairs: give the value type with %s",
+                g->f[F_VARIANT].v[v].where, fam->variants[p->variants[v]].name, fam->name, fname(g, F_VALUES, nb));
+      goto out;
+    }
+  if (!l->given) /* every variant; with a value type, those of pairs */
+    for (int v = 0; v < fam->n_variants; ++v)
+      if (!has_pairs(fam) || fam->variants[v].pairs == g->f[F_VALUES].given) p->variants[p->n_variants++] = v;
+  if (!p->n_vtypes) p->vtypes[p->n_vtypes++] = -1;
 
   /* A user type is opaque: only the user's operators know it. */
   for (int j = 0; fam->uses_op && j < p->n_types; ++j)
@@ -516,8 +547,9 @@ static coop_result check_group(coop_gen *gen, const sgroup *g)
    * as lanes, and no scatter. Each algorithm value must form a valid combination. */
   for (int t = 0; fam->scope == COOP__SCOPE_WARP && t < p->n_threads; ++t) {
     const int lanes = p->threads[t][0];
-    int ok = 0;
-    for (int a = 0; a < p->n_algos && !ok; ++a) ok = p->algos[a] < 0 || !fam->algos[p->algos[a]].pow2_lanes;
+    int ok = 0; /* some requested algorithm takes any lane count */
+    for (int a = 0; a < p->n_algos && !ok && !fam->pow2_lanes; ++a)
+      ok = p->algos[a] < 0 || !fam->algos[p->algos[a]].pow2_lanes;
     if (!ok && (lanes & (lanes - 1))) {
       coop__log(gen, "%s: a logical warp of %d lanes: CUB's %s needs a power of two (1, 2, 4, 8, 16 or 32)",
                 g->f[F_WARP].v[t].where, lanes, fam->name);
@@ -565,12 +597,15 @@ static coop_result check_group(coop_gen *gen, const sgroup *g)
       for (int o = 0; o < p->n_ops; ++o)
         for (int t = 0; t < p->n_threads; ++t)
           for (int it = 0; it < p->n_items; ++it)
-            for (int a = 0; a < p->n_algos; ++a) {
+            for (int a = 0; a < p->n_algos; ++a)
+              for (int vt = 0; vt < p->n_vtypes; ++vt) {
               coop__inst in = {0};
               in.fam = p->fam;
               in.variant = p->variants[v];
               in.type = p->types[ty];
               if (coop__is_user_type(&in)) in.user = gen->utypes[in.type - coop__n_types];
+              in.vtype = fam->variants[in.variant].pairs ? p->vtypes[vt] : -1;
+              if (in.vtype >= coop__n_types) in.vuser = gen->utypes[in.vtype - coop__n_types];
               in.op = p->ops[o] >= COOP__OP_CUSTOM ? COOP__OP_CUSTOM : p->ops[o];
               if (in.op == COOP__OP_CUSTOM) snprintf(in.custom, sizeof in.custom, "%s", p->custom[o]);
               in.algo = p->algos[a];
@@ -654,8 +689,8 @@ coop_result coop_gen_add_group(coop_gen *gen, const coop_gen_group *group)
   if (!g) return COOP_ERROR_OUT_OF_MEMORY;
   g->flags = 1;
   snprintf(g->where, sizeof g->where, "flags");
-  const char *texts[F_COUNT] = {group->family, group->type,      group->op,      group->threads,
-                                group->items,  group->algorithm, group->variant, group->warp};
+  const char *texts[F_COUNT] = {group->family, group->type,      group->op,      group->threads,     group->items,
+                                group->algorithm, group->variant, group->warp, group->values};
   char *storage[F_COUNT] = {0};
   coop_result rc = COOP_SUCCESS;
   for (int f = 0; f < F_COUNT && rc == COOP_SUCCESS; ++f) {
@@ -1080,33 +1115,42 @@ coop_result coop_gen_add_symbol(coop_gen *gen, const char *symbol)
     for (int f = 0; f < COOP__FAM_COUNT && !r; ++f) {
       const coop__family *fam = &coop__families[f];
       if (fam->scope != COOP__SCOPE_WARP) continue;
-      for (int a = coop__warp_items(fam) ? 0 : -1; a < fam->n_algos && !r; ++a) {
-        char body[160];
-        snprintf(body, sizeof body, "%s", symbol + strlen(wprefix));
-        char *items = NULL;
-        if (a >= 0) {
-          size_t bl = strlen(body), al = strlen(fam->algos[a].name);
-          if (bl <= al + 1 || body[bl - al - 1] != '_' || strcmp(body + bl - al, fam->algos[a].name)) continue;
-          body[bl - al - 1] = 0;
-          items = strrchr(body, '_');
-          if (!items || items[1] != 'i') continue;
-          *items = 0;
+      /* a: the algorithm suffix (-1: none); pairs: a value type before the geometry */
+      for (int a = coop__warp_items(fam) && fam->n_algos ? 0 : -1; a < fam->n_algos && !r; ++a)
+        for (int pairs = 0; pairs <= has_pairs(fam) && !r; ++pairs) {
+          char body[200];
+          snprintf(body, sizeof body, "%s", symbol + strlen(wprefix));
+          char *items = NULL;
+          if (a >= 0) {
+            size_t bl = strlen(body), al = strlen(fam->algos[a].name);
+            if (bl <= al + 1 || body[bl - al - 1] != '_' || strcmp(body + bl - al, fam->algos[a].name)) continue;
+            body[bl - al - 1] = 0;
+          }
+          if (coop__warp_items(fam)) {
+            items = strrchr(body, '_');
+            if (!items || items[1] != 'i') continue;
+            *items = 0;
+          }
+          char *geom = strrchr(body, '_');
+          if (!geom || geom[1] != 'w') continue;
+          *geom = 0;
+          char *values = NULL;
+          if (pairs) {
+            values = strrchr(body, '_');
+            if (!values) continue;
+            *values = 0;
+          }
+          char *type = strrchr(body, '_');
+          if (!type) continue;
+          *type = 0;
+          coop_gen_group g = {0};
+          g.type = type + 1;
+          g.warp = geom + 2;
+          g.values = values ? values + 1 : NULL;
+          g.items = items ? items + 2 : NULL;
+          g.algorithm = a >= 0 ? fam->algos[a].name : NULL;
+          r = for_stem(gen, fam, body, g, symbol, reason, sizeof reason);
         }
-        char *geom = strrchr(body, '_');
-        if (!geom || geom[1] != 'w') continue;
-        *geom = 0;
-        char *type = strrchr(body, '_');
-        if (!type) continue;
-        *type = 0;
-        coop_gen_group g = {0};
-        g.type = type + 1;
-        g.warp = geom + 2;
-        if (a >= 0) {
-          g.items = items + 2;
-          g.algorithm = fam->algos[a].name;
-        }
-        r = for_stem(gen, fam, body, g, symbol, reason, sizeof reason);
-      }
     }
     if (r < 0) return COOP_ERROR_OUT_OF_MEMORY;
     if (r) return COOP_SUCCESS;
@@ -1150,7 +1194,7 @@ bad:
   }
   coop__log(gen,
             "%s: not a symbol cooplink can generate (expected coop_block_<function>_<type>_t<threads>_i<items>_<algorithm> "
-            "or coop_warp_<function>_<type>_w<lanes>[_i<items>_<algorithm>])",
+            "or coop_warp_<function>_<type>[_<value type>]_w<lanes>[_i<items>[_<algorithm>]])",
             symbol);
   return COOP_ERROR_SPEC_INVALID;
 }

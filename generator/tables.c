@@ -17,6 +17,7 @@ const coop__op coop__ops[] = {
   {"sum", "coop::op_sum", 0}, {"min", "coop::op_min", 0}, {"max", "coop::op_max", 0},
   {"prod", "coop::op_prod", 0}, {"and", "coop::op_and", 1}, {"or", "coop::op_or", 1},
   {"xor", "coop::op_xor", 1},
+  {"less", "coop::cmp_less", 0, 1}, {"greater", "coop::cmp_greater", 0, 1},
 };
 const int coop__n_ops = sizeof coop__ops / sizeof coop__ops[0];
 
@@ -31,6 +32,19 @@ const char *coop__tctype(const coop__inst *in)
 const char *coop__tcpp(const coop__inst *in)
 {
   return coop__is_user_type(in) ? in->user.cpp : coop__types[in->type].cpp;
+}
+
+const char *coop__vcode(const coop__inst *in)
+{
+  return in->vtype >= coop__n_types ? in->vuser.name : in->vtype >= 0 ? coop__types[in->vtype].code : "";
+}
+const char *coop__vctype(const coop__inst *in)
+{
+  return in->vtype >= coop__n_types ? in->vuser.ctype : in->vtype >= 0 ? coop__types[in->vtype].ctype : "";
+}
+const char *coop__vcpp(const coop__inst *in)
+{
+  return in->vtype >= coop__n_types ? in->vuser.cpp : in->vtype >= 0 ? coop__types[in->vtype].cpp : "";
 }
 
 const char *coop__op_spelling(const coop__inst *in, char *buf, size_t size)
@@ -135,7 +149,21 @@ static const coop__variant warp_exchange_variants[] = {
    {{"items_in", COOP__P_IN, 0, 0, COOP__S_ITEMS}, {"items_out", COOP__P_OUT, 0, 0, COOP__S_ITEMS}, P_TEMP}},
   {"scatter_to_striped", "exchange_scatter_to_striped", "scatter_to_striped", NULL, 0,
    {{"items_in", COOP__P_IN, 0, 0, COOP__S_ITEMS}, {"items_out", COOP__P_OUT, 0, 0, COOP__S_ITEMS},
-    {"ranks", COOP__P_IN, 0, 0, COOP__S_ITEMS, 1}, P_TEMP}, "shuffle"},
+    {"ranks", COOP__P_IN, 0, 0, COOP__S_ITEMS, COOP__E_INT}, P_TEMP}, "shuffle"},
+};
+/* CUB's merge sort is stable (its StableSort is Sort) */
+static const coop__variant merge_sort_variants[] = {
+  {"keys", "merge_sort_keys_%s", "sort_keys", NULL, 0, {{"keys", COOP__P_INOUT, 0, 0, COOP__S_ITEMS}, P_TEMP}},
+  {"keys_guarded", "merge_sort_keys_guarded_%s", "sort_keys_guarded", NULL, 0,
+   {{"keys", COOP__P_INOUT, 0, 0, COOP__S_ITEMS}, {"valid", COOP__P_INT, 0, 0, COOP__S_ONE},
+    {"oob_default", COOP__P_IN, 0, 0, COOP__S_ONE}, P_TEMP}},
+  {"pairs", "merge_sort_pairs_%s", "sort_pairs", NULL, 0,
+   {{"keys", COOP__P_INOUT, 0, 0, COOP__S_ITEMS}, {"values", COOP__P_INOUT, 0, 0, COOP__S_ITEMS, COOP__E_VALUE}, P_TEMP},
+   NULL, 1},
+  {"pairs_guarded", "merge_sort_pairs_guarded_%s", "sort_pairs_guarded", NULL, 0,
+   {{"keys", COOP__P_INOUT, 0, 0, COOP__S_ITEMS}, {"values", COOP__P_INOUT, 0, 0, COOP__S_ITEMS, COOP__E_VALUE},
+    {"valid", COOP__P_INT, 0, 0, COOP__S_ONE}, {"oob_default", COOP__P_IN, 0, 0, COOP__S_ONE}, P_TEMP},
+   NULL, 1},
 };
 
 #define N(a) ((int)(sizeof(a) / sizeof((a)[0])))
@@ -154,9 +182,12 @@ const coop__family coop__families[COOP__FAM_COUNT] = {
    COOP__SCOPE_WARP},
   /* the warp's tile: L * items; the block families' variants (plain, guarded) */
   {"warp_load", "warp_load.cuh", "coop::warp_load", 0, warp_load_algos, N(warp_load_algos), 0, load_variants,
-   N(load_variants), COOP__SCOPE_WARP},
+   N(load_variants), COOP__SCOPE_WARP, 1},
   {"warp_store", "warp_store.cuh", "coop::warp_store", 0, warp_store_algos, N(warp_store_algos), 0, store_variants,
-   N(store_variants), COOP__SCOPE_WARP},
+   N(store_variants), COOP__SCOPE_WARP, 1},
   {"warp_exchange", "warp_exchange.cuh", "coop::warp_exchange", 0, warp_exchange_algos, N(warp_exchange_algos), 0,
-   warp_exchange_variants, N(warp_exchange_variants), COOP__SCOPE_WARP},
+   warp_exchange_variants, N(warp_exchange_variants), COOP__SCOPE_WARP, 1},
+  /* keys or key-value pairs with a comparator; CUB builds its lane mask for power-of-two warps only */
+  {"warp_merge_sort", "warp_merge_sort.cuh", "coop::warp_merge_sort", 2, NULL, 0, -1, merge_sort_variants,
+   N(merge_sort_variants), COOP__SCOPE_WARP, 1, 1},
 };

@@ -77,6 +77,9 @@ using op_max  = ::cuda::maximum<>;
 using op_and  = ::cuda::std::bit_and<>;
 using op_or   = ::cuda::std::bit_or<>;
 using op_xor  = ::cuda::std::bit_xor<>;
+// orderings of the sort families
+using cmp_less    = ::cuda::std::less<>;
+using cmp_greater = ::cuda::std::greater<>;
 
 template <class T, int N>
 __device__ __forceinline__ void copy_in(T (&dst)[N], const T* src)

@@ -73,6 +73,7 @@ typedef struct coop_gen_group {
   const char *algorithm;
   const char *variant;
   const char *warp;
+  const char *values; /* a sort of key-value pairs: the value type(s) */
 } coop_gen_group;
 
 /* Creates a handle. Returns COOP_SUCCESS or COOP_ERROR_OUT_OF_MEMORY. */

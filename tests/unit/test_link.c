@@ -265,3 +265,27 @@ Test(link, warp_load_store_exchange, .timeout = 600)
                "  __syncwarp();\n"
                "  coop_warp_store_f32_w8_i4_striped(out + w * 32, b, 0);\n}\n");
 }
+
+Test(link, warp_merge_sort, .timeout = 600)
+{
+  /* keys and key-value pairs, guarded, with CUB's orderings and the user's comparator (a struct's key) */
+  coop_gen_group g[] = {{.family = "warp_merge_sort", .type = "f32", .op = "less,greater", .warp = "16", .items = "4"},
+                        {.family = "warp_merge_sort", .type = "kv", .op = "custom:by_key", .warp = "8", .items = "2",
+                         .values = "u32"}};
+  check_family_typed(g, 2, "kv:8:4", "struct kv { int key, tag; };\n#define COOP_TYPE_KV struct kv\n",
+                     "extern \"C\" __device__ int by_key(const kv *a, const kv *b) { return a->key < b->key; }\n"
+                     "extern \"C\" __global__ void __launch_bounds__(64) k(const float *in, float *out, kv *s, int n) {\n"
+                     "  __shared__ __align__(16) unsigned char temp[16 * 1024];\n"
+                     "  const int t = threadIdx.x;\n"
+                     "  float a[4], big = 1e30f;\n"
+                     "  for (int i = 0; i < 4; ++i) a[i] = in[t * 4 + i];\n"
+                     "  coop_warp_merge_sort_keys_less_f32_w16_i4(a, temp + (t / 16) * COOP_WARP_MERGE_SORT_KEYS_LESS_F32_W16_I4_TEMP_BYTES);\n"
+                     "  __syncwarp();\n"
+                     "  coop_warp_merge_sort_keys_guarded_greater_f32_w16_i4(a, n, &big, temp + (t / 16) * 4096);\n"
+                     "  for (int i = 0; i < 4; ++i) out[t * 4 + i] = a[i];\n"
+                     "  kv x[2] = {s[t * 2], s[t * 2 + 1]}, hi = {1 << 30, 0};\n"
+                     "  unsigned v[2] = {2u * t, 2u * t + 1};\n"
+                     "  __syncwarp();\n"
+                     "  coop_warp_merge_sort_pairs_guarded_custom_by_key_kv_u32_w8_i2(x, v, n, &hi, temp + (t / 8) * 1024);\n"
+                     "  s[t * 2] = x[0]; s[t * 2 + 1] = x[1]; s[t * 2].tag += v[0] + v[1];\n}\n");
+}

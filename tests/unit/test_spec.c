@@ -34,7 +34,7 @@ Test(spec, unknown_family)
 {
   expect_group(GROUP(.family = "block_foo", .type = "f32", .threads = "128"), E,
                "--family: unknown family 'block_foo' (known: block_load block_store block_reduce block_scan warp_reduce "
-               "warp_scan warp_load warp_store warp_exchange)\n");
+               "warp_scan warp_load warp_store warp_exchange warp_merge_sort)\n");
 }
 Test(spec, unknown_type)
 {
@@ -44,7 +44,7 @@ Test(spec, unknown_type)
 Test(spec, unknown_op)
 {
   expect_group(GROUP(.family = "block_reduce", .type = "f32", .op = "sum,avg", .threads = "128"), E,
-               "--op: unknown op 'avg' (known: sum min max prod and or xor, custom:<name>)\n");
+               "--op: unknown op 'avg' for block_reduce (known: sum min max prod and or xor, custom:<name>)\n");
 }
 Test(spec, unknown_algorithm)
 {
@@ -287,7 +287,7 @@ Test(spec, file_unknown_key)
 Test(spec, file_unknown_group_key)
 {
   expect_spec("{\"generate\": [{\"family\": \"block_load\", \"types\": \"f32\", \"threads\": 32}]}", E,
-              "spec.json:1:40: unknown key 'types' (known: family type op threads items algorithm variant warp)\n");
+              "spec.json:1:40: unknown key 'types' (known: family type op threads items algorithm variant warp values)\n");
 }
 Test(spec, file_duplicate_key)
 {
@@ -523,4 +523,41 @@ Test(spec, warp_load_store_exchange_refusals)
   cr_assert_str_eq(log, "coop_warp_load_f32_w12_i2_direct: a logical warp of 12 lanes: CUB's warp_load needs a power "
                         "of two (1, 2, 4, 8, 16 or 32)\n");
   free(log);
+}
+
+Test(spec, warp_merge_sort)
+{
+  /* keys by default; pairs with a value type; comparators; symbols parsed back */
+  coop_gen_group g = {.family = "warp_merge_sort", .type = "i32", .op = "less,custom:odd_first", .warp = "8", .items = "3"};
+  cr_assert_eq(coop_gen_add_group(gen, &g), COOP_SUCCESS, "%s", coopt_gen_log(gen));
+  coop_gen_group p = {.family = "warp_merge_sort", .type = "f32", .op = "greater", .warp = "32", .items = "2",
+                      .values = "u64,f16"};
+  cr_assert_eq(coop_gen_add_group(gen, &p), COOP_SUCCESS, "%s", coopt_gen_log(gen));
+  size_t n = 0;
+  coop_gen_get_symbol_count(gen, &n);
+  cr_assert_eq(n, 2 * 2 + 2 * 2); /* keys and keys_guarded x 2 comparators; pairs, pairs_guarded x 2 values */
+  cr_assert_eq(coop_gen_add_symbol(gen, "coop_warp_merge_sort_pairs_guarded_less_u8_f64_w4_i5"), COOP_SUCCESS);
+  cr_assert_eq(coop_gen_add_symbol(gen, "coop_warp_merge_sort_keys_custom_odd_first_i32_w16_i1"), COOP_SUCCESS);
+  char *src = NULL;
+  cr_assert_eq(coop_gen_get_source(gen, &src), COOP_SUCCESS);
+  cr_assert_not_null(strstr(src, "extern \"C\" __device__ int odd_first(const cuda::std::int32_t *a, const "
+                                 "cuda::std::int32_t *b);"), "%s", src);
+  cr_assert_not_null(strstr(src, "coop::warp_merge_sort<float, 32, 2, __half>"), "%s", src);
+  cr_assert_not_null(strstr(src, "void coop_warp_merge_sort_pairs_guarded_less_u8_f64_w4_i5(cuda::std::uint8_t *keys, "
+                                 "double *values, int valid, const cuda::std::uint8_t *oob_default, void *temp)"), "%s", src);
+  free(src);
+}
+
+Test(spec, warp_merge_sort_refusals)
+{
+  expect_group(GROUP(.family = "warp_merge_sort", .type = "f32", .op = "sum", .warp = "8"), E,
+               "--op: unknown comparator 'sum' for warp_merge_sort (known: less greater, custom:<name>)\n");
+  expect_group(GROUP(.family = "warp_merge_sort", .type = "f32", .op = "less", .warp = "12"), E,
+               "--warp: a logical warp of 12 lanes: CUB's warp_merge_sort needs a power of two (1, 2, 4, 8, 16 or 32)\n");
+  expect_group(GROUP(.family = "warp_merge_sort", .type = "f32", .op = "less", .warp = "8", .variant = "pairs"), E,
+               "--variant: variant 'pairs' of warp_merge_sort sorts key-value pairs: give the value type with --values\n");
+  expect_group(GROUP(.family = "block_reduce", .type = "f32", .op = "less", .threads = "64"), E,
+               "--op: unknown op 'less' for block_reduce (known: sum min max prod and or xor, custom:<name>)\n");
+  expect_group(GROUP(.family = "warp_load", .type = "f32", .warp = "8", .values = "u32"), E,
+               "--values: warp_load takes no --values (a value type is for a sort of key-value pairs)\n");
 }

@@ -93,6 +93,12 @@ static const probe PROBES[] = {
   {{"warp_exchange", "u64", NULL, NULL, "16", "shuffle", "blocked_to_striped", "16"},
    "coop_warp_exchange_blocked_to_striped_u64_w16_i16_shuffle",
    "cub::WarpExchange<unsigned long long, 16, 16, cub::WARP_EXCHANGE_SHUFFLE>::TempStorage", 1},
+  /* warp merge sort: keys, pairs (a value type, a user type) */
+  {{"warp_merge_sort", "f64", "less", NULL, "3", NULL, "keys", "16"}, "coop_warp_merge_sort_keys_less_f64_w16_i3",
+   "cub::WarpMergeSort<double, 3, 16>::TempStorage", 0},
+  {{"warp_merge_sort", "u8", "greater", NULL, "5", NULL, "pairs_guarded", "4", "rgb"},
+   "coop_warp_merge_sort_pairs_guarded_greater_u8_rgb_w4_i5",
+   "cub::WarpMergeSort<unsigned char, 5, 4, rgb>::TempStorage", 0},
 };
 #define N_PROBES (sizeof PROBES / sizeof PROBES[0])
 static const char USER_TYPES[] = "rgb:3:1,mat2:16:8,big:48:16";
@@ -115,7 +121,7 @@ Test(tempsizes, equal_nvcc_host_sizeof, .timeout = 600)
              "#include <cub/block/block_reduce.cuh>\n#include <cub/block/block_scan.cuh>\n"
              "#include <cub/warp/warp_reduce.cuh>\n#include <cub/warp/warp_scan.cuh>\n"
              "#include <cub/warp/warp_load.cuh>\n#include <cub/warp/warp_store.cuh>\n"
-             "#include <cub/warp/warp_exchange.cuh>\n"
+             "#include <cub/warp/warp_exchange.cuh>\n#include <cub/warp/warp_merge_sort.cuh>\n"
              "#include <cuda_fp16.h>\n#include <cuda_bf16.h>\n#include <cstdio>\n%s"
              "int main() {\n", USER_STRUCTS);
   for (size_t i = 0; i < N_PROBES; ++i)
