@@ -64,6 +64,16 @@ static void symbol_of(kase *k)
 {
   char geom[32], stem[96], op[48];
   if (k->op >= 0) op_spelling(k, op, sizeof op);
+  if (k->fam == FAM_WSORT) {
+    static const char *st[4] = {"merge_sort_keys", "merge_sort_keys_guarded", "merge_sort_pairs",
+                                "merge_sort_pairs_guarded"};
+    char cmp[48];
+    if (k->algo == 2) snprintf(cmp, sizeof cmp, "custom_sortcmp_%s", TY[k->type].code);
+    else snprintf(cmp, sizeof cmp, "%s", ALGOS[k->fam][k->algo]);
+    snprintf(k->sym, sizeof k->sym, "coop_warp_%s_%s_%s%s_w%d_i%d", st[k->var], cmp, TY[k->type].code,
+             k->var >= 2 ? "_u32" : "", k->n, k->wi);
+    return;
+  }
   if (is_warp_data_fam(k->fam)) {
     static const char *ex[3] = {"exchange_blocked_to_striped", "exchange_striped_to_blocked", "exchange_scatter_to_striped"};
     const char *st = k->fam == FAM_WEXCH ? ex[k->var] : k->fam == FAM_WLOAD ? (k->var ? "load_guarded" : "load")
@@ -117,6 +127,7 @@ static void build_cases(void)
                 k.wi = fam == FAM_WEXCH && algo == 1 ? k.n : ITEMS[(ctr / 6 + rep) % 4];
                 if (fam == FAM_WEXCH && algo == 1 && (var == 2 || type == T_MAT2)) continue; /* CUB's shuffle
                                                              exchange: no scatter, built-in types only */
+                if (fam == FAM_WSORT && type == T_MAT2 && algo != 2) continue; /* an opaque key: its comparator */
               }
               if (is_warp_fam(fam)) { /* the block shapes are the run's (warp_shape) */
                 if (!is_warp_data_fam(fam)) k.n = WARPS[(ctr + rep * 5) % N_WARPS];
@@ -437,6 +448,12 @@ static void build_shard(int s)
         g.items = witems;
         g.algorithm = ALGOS[k->fam][k->algo];
       }
+      if (k->fam == FAM_WSORT) { /* its comparator; pairs: u32 values */
+        g.algorithm = NULL;
+        snprintf(custom, sizeof custom, "custom:sortcmp_%s", TY[k->type].code);
+        g.op = k->algo == 2 ? custom : ALGOS[k->fam][k->algo];
+        g.values = k->var >= 2 ? "u32" : NULL;
+      }
     }
     rc = coop_gen_add_group(gen, &g);
   }
@@ -494,7 +511,17 @@ static void build_shard(int s)
       break;
     }
   /* the custom operator of the shard's OP_LAST cases, one C function per type */
-  int defined[N_TYPES] = {0};
+  int defined[N_TYPES] = {0}, cmp_defined[N_TYPES] = {0};
+  for (int i = sh->first; i < sh->first + sh->count; ++i) { /* the sorts' comparators: key / 2, descending */
+    const kase *c = &cases[i];
+    if (c->fam != FAM_WSORT || c->algo != 2 || cmp_defined[c->type]++) continue;
+    const char *T = TY[c->type].ctype;
+    if (c->type == T_MAT2)
+      fprintf(f, "extern \"C\" __device__ int sortcmp_mat2(const mat2 *a, const mat2 *b) { return a->a < b->a; }\n");
+    else
+      fprintf(f, "extern \"C\" __device__ int sortcmp_%s(const %s *a, const %s *b)\n{ return (long long)(float)*a / 2 > "
+                 "(long long)(float)*b / 2; }\n", TY[c->type].code, T, T);
+  }
   for (int i = sh->first; i < sh->first + sh->count; ++i)
     if (cases[i].op == OP_LAST && !defined[cases[i].type]++)
       fprintf(f, "extern \"C\" __device__ void last_%s(const %s *a, const %s *b, %s *out) { (void)a; *out = *b; }\n",
@@ -576,7 +603,9 @@ static int run_case(coop__CUmodule mod, kase *k, int idx, int flag, int shape)
   if (warp) warp_shape(k, shape, dims, &n_warps);
   const int bt = dims[0] * dims[1] * dims[2], n = is_warp_data_fam(k->fam) ? k->wi : warp ? 1 : k->n;
   const int tiles = GRID * (k->fam == FAM_SCAN && k->var >= 2 ? TILES : 1);
-  const size_t n_in = (size_t)tiles * bt * n, n_out = n_in, n_out2 = (size_t)tiles * bt;
+  /* a sort of pairs writes its u32 values to out2 */
+  const size_t n_in = (size_t)tiles * bt * n, n_out = n_in,
+               n_out2 = k->fam == FAM_WSORT ? (n_in * 4 + es - 1) / es : (size_t)tiles * bt;
   const int n_aux = warp ? GRID * n_warps : GRID; /* valid counts and aux values */
   const size_t smem = warp ? k->temp_bytes * (size_t)n_warps : k->temp_bytes;
   unsigned char *in = malloc(n_in * es), *out = malloc(n_out * es), *out2 = malloc(n_out2 * es);
@@ -591,6 +620,7 @@ static int run_case(coop__CUmodule mod, kase *k, int idx, int flag, int shape)
     for (size_t i = 0; i < per_tile; ++i) gen_value(k, in + (tl * per_tile + i) * es, i, s1, s2);
   }
   for (int b = 0; b < n_aux; ++b) gen_value(k, aux + b * es, 1, 0, 0);
+  for (int b = 0; b < n_aux && k->fam == FAM_WSORT; ++b) warp_sort_oob(k, aux + b * es);
   memset(poison, 0xA5, es);
   for (int b = 0; b < n_aux; ++b) {
     /* valid items: of a logical warp's tile (warp data), lanes (warp reduce), threads (block reduce), items */

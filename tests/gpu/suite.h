@@ -5,7 +5,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-enum { FAM_LOAD, FAM_STORE, FAM_REDUCE, FAM_SCAN, FAM_WREDUCE, FAM_WSCAN, FAM_WLOAD, FAM_WSTORE, FAM_WEXCH, N_FAMS };
+/* FAM_WSORT's "algorithms" are its comparators: less, greater, and custom:sortcmp_<type> (keys by key / 2,
+ * descending: many ties, so the values, each item's place, show the stability; mat2: by field a) */
+enum { FAM_LOAD, FAM_STORE, FAM_REDUCE, FAM_SCAN, FAM_WREDUCE, FAM_WSCAN, FAM_WLOAD, FAM_WSTORE, FAM_WEXCH, FAM_WSORT,
+       N_FAMS };
 /* OP_LAST: a custom operator (custom:last_<type>, out = b), associative and not commutative, defined by
  * the test code: results show the operand order. OP_MATMUL: the user type mat2 (a 2x2 matrix of uint32,
  * 16 bytes aligned to 16, declared to the generator) with its only operator, the matrix product modulo
@@ -82,6 +85,8 @@ void gen_value(const kase *k, void *p, size_t idx, size_t special1, size_t speci
 /* ---- warp cases (suite_warp.c); for them kase.n is the logical warp's lanes ---- */
 #include <stdio.h>
 void warp_shape(const kase *k, int which, int dims[3], int *n_warps);
+/* a guarded sort's out-of-bounds default: last in the case's order */
+void warp_sort_oob(const kase *k, unsigned char *p);
 void warp_kernel_source(FILE *f, const kase *k, int idx);
 int warp_check(const kase *k, const int dims[3], const unsigned char *in, const unsigned char *out,
                const unsigned char *out2, const unsigned char *aux, const unsigned char *poison, const int *valid,

@@ -7,6 +7,7 @@
  * warp is partial (e.g. 40 threads in logical warps of 8) and a 2-D one. */
 #include "suite.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -49,6 +50,14 @@ static void warp_data_kernel_source(FILE *f, const kase *k, int idx, const char 
           "  %s items[%d], res[%d];\n",
           idx, T, T, T, T, L, L, L, L, up, T, N, N);
   switch (k->fam) {
+  case FAM_WSORT: /* pairs: the values are each item's place in the logical warp's blocked tile */
+    fprintf(f, "  unsigned vals[%d];\n  for (int i = 0; i < %d; ++i) { items[i] = in[(b * bt + tid) * %d + i]; "
+               "vals[i] = lane * %d + i; }\n", N, N, N, N);
+    fprintf(f, "  %s(items, %s%stemp);\n", k->sym, k->var >= 2 ? "vals, " : "", k->var % 2 ? "valid[g], &aux[g], " : "");
+    fprintf(f, "  for (int i = 0; i < %d; ++i) out[(b * bt + tid) * %d + i] = items[i];\n", N, N);
+    if (k->var >= 2)
+      fprintf(f, "  for (int i = 0; i < %d; ++i) ((unsigned *)out2)[(b * bt + tid) * %d + i] = vals[i];\n", N, N);
+    break;
   case FAM_WLOAD:
     fprintf(f, "  for (int i = 0; i < %d; ++i) res[i] = aux[%d * nw];\n", N, GRID);
     if (k->var) fprintf(f, "  %s(in + g * %d, res, valid[g], &aux[g], temp);\n", k->sym, L * N);
@@ -75,15 +84,88 @@ static void warp_data_kernel_source(FILE *f, const kase *k, int idx, const char 
   fprintf(f, "}\n\n");
 }
 
+/* The sort's order: 1 when key a goes before key b (less, greater, or the test code's comparator). */
+static int sorts_before(const kase *k, const unsigned char *a, const unsigned char *b)
+{
+  const tinfo *t = &TY[k->type];
+  if (t->kind == K_MAT) {
+    uint32_t x, y;
+    memcpy(&x, a, 4);
+    memcpy(&y, b, 4);
+    return x < y;
+  }
+  long double x = t->is_int ? (long double)(int64_t)ld_u(t, a) : ld_f(t, a);
+  long double y = t->is_int ? (long double)(int64_t)ld_u(t, b) : ld_f(t, b);
+  if (t->is_int && !t->is_signed) x = (long double)ld_u(t, a), y = (long double)ld_u(t, b);
+  return k->algo == 0 ? x < y : k->algo == 1 ? x > y : (long long)x / 2 > (long long)y / 2;
+}
+
+/* The guarded sort's out-of-bounds default: last in the order (ties keep the valid items first: the sort
+ * is stable). */
+void warp_sort_oob(const kase *k, unsigned char *p)
+{
+  const tinfo *t = &TY[k->type];
+  if (t->kind == K_MAT) {
+    uint32_t m[4] = {100, 0, 0, 0};
+    memcpy(p, m, sizeof m);
+  } else if (t->is_int) {
+    st_u(t, p, k->algo == 0 ? 100 : 0);
+  } else {
+    st_f(t, p, k->algo == 0 ? 100.0 : 0.0);
+  }
+}
+
+static int warp_sort_check(const kase *k, int bt, int nw, const unsigned char *in, const unsigned char *out,
+                           const unsigned char *out2, const unsigned char *aux, const int *valid, char *msg,
+                           size_t msize)
+{
+  const size_t es = (size_t)TY[k->type].size;
+  const int L = k->n, N = k->wi, T = L * N, per_hw = 32 / L;
+  const int guarded = k->var % 2, pairs = k->var >= 2;
+  const unsigned char *keys[32 * 16];
+  int order[32 * 16];
+  for (int b = 0; b < GRID; ++b)
+    for (int w = 0; w < nw; ++w) {
+      const size_t g = (size_t)b * nw + (size_t)w;
+      const int first = (w / per_hw) * 32 + (w % per_hw) * L, n_valid = guarded ? valid[g] : T;
+      const unsigned char *tile = in + ((size_t)b * bt + first) * N * es; /* blocked: lane l item i at l*N+i */
+      for (int p = 0; p < T; ++p) {
+        keys[p] = p < n_valid ? tile + (size_t)p * es : aux + g * es;
+        order[p] = p;
+      }
+      for (int p = 1; p < T; ++p) /* a stable insertion sort */
+        for (int q = p; q > 0 && sorts_before(k, keys[order[q]], keys[order[q - 1]]); --q) {
+          int x = order[q];
+          order[q] = order[q - 1];
+          order[q - 1] = x;
+        }
+      for (int p = 0; p < T; ++p) {
+        const size_t at = ((size_t)b * bt + first) * N + (size_t)p;
+        if (memcmp(out + at * es, keys[order[p]], es) != 0) {
+          snprintf(msg, msize, "block %d logical warp %d item %d (valid %d): key bytes differ", b, w, p, n_valid);
+          return 0;
+        }
+        uint32_t v;
+        memcpy(&v, out2 + at * 4, 4);
+        if (pairs && p < n_valid && v != (uint32_t)order[p]) {
+          snprintf(msg, msize, "block %d logical warp %d item %d: value %u, the stable order's %d", b, w, p, v, order[p]);
+          return 0;
+        }
+      }
+    }
+  return 1;
+}
+
 /* The host check of a warp data case: byte-exact placement. */
 static int warp_data_check(const kase *k, const int dims[3], const unsigned char *in, const unsigned char *out,
-                           const unsigned char *aux, const unsigned char *poison, const int *valid, char *msg,
-                           size_t msize)
+                           const unsigned char *out2, const unsigned char *aux, const unsigned char *poison,
+                           const int *valid, char *msg, size_t msize)
 {
   const size_t es = (size_t)TY[k->type].size;
   const int L = k->n, N = k->wi, per_hw = 32 / L, bt = dims[0] * dims[1] * dims[2];
   const int nw = (bt / 32) * per_hw + (bt % 32) / L;
   const int striped = k->algo == 1;
+  if (k->fam == FAM_WSORT) return warp_sort_check(k, bt, nw, in, out, out2, aux, valid, msg, msize);
   for (int b = 0; b < GRID; ++b)
     for (int w = 0; w < nw; ++w) {
       const size_t g = (size_t)b * nw + (size_t)w;
@@ -167,7 +249,7 @@ int warp_check(const kase *k, const int dims[3], const unsigned char *in, const 
                const unsigned char *out2, const unsigned char *aux, const unsigned char *poison, const int *valid,
                int flag, char *msg, size_t msize)
 {
-  if (is_warp_data_fam(k->fam)) return warp_data_check(k, dims, in, out, aux, poison, valid, msg, msize);
+  if (is_warp_data_fam(k->fam)) return warp_data_check(k, dims, in, out, out2, aux, poison, valid, msg, msize);
   const tinfo *t = &TY[k->type];
   const size_t es = (size_t)t->size;
   const int lanes = k->n, per_hw = 32 / lanes, bt = dims[0] * dims[1] * dims[2];
