@@ -43,8 +43,8 @@ def block_symbol(stem, code, block, items, algorithm):
 
 def warp_symbol(stem, code, lanes, items=None, algorithm=None):
     """coop_warp_<stem>_<type>_w<lanes>: a primitive of logical warps of `lanes` threads; a warp load, store
-    or exchange adds _i<items>_<algorithm>."""
-    tail = f"_i{items}_{algorithm}" if algorithm is not None else ""
+    or exchange adds _i<items>_<algorithm>, a merge sort _i<items>."""
+    tail = (f"_i{items}" if items is not None else "") + (f"_{algorithm}" if algorithm is not None else "")
     return f"coop_warp_{stem}_{code}_w{lanes}{tail}"
 
 

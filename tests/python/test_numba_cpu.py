@@ -593,3 +593,57 @@ def test_warp_load_store_exchange_errors():
         ex(a, a, r)
     text = _typing_error(k)
     assert "argument 'ranks' must hold int32, got an array of float32" in text, text
+
+
+KV = np.dtype([("key", np.int32), ("tag", np.int32)], align=True)
+
+
+def by_key(a, b):
+    """A record comparator: by the field key, ascending."""
+    return a.key < b.key
+
+
+def test_warp_merge_sort(device_functions_without_gpu):
+    """cuda.coop's make_merge_sort_keys and cooplink's make_merge_sort_pairs and merge_sort call: CUB's
+    orderings and Python comparators (a record's field), guarded: compiled, linked, inlined."""
+    sk = coop.warp.make_merge_sort_keys(np.float32, 4, "<", 16)
+    sp = coop.warp.make_merge_sort_pairs(KV, np.uint32, 2, by_key, 8)
+    assert sk.name == "warp_merge_sort_keys_less_f32_w16_i4"
+    assert sp.name.startswith("warp_merge_sort_pairs_custom_py_by_key_") and sp.name.endswith("_u32_w8_i2"), sp.name
+    R = numba.from_dtype(KV)
+    desc = cuda.jit(device=True)(lambda a, b: a > b)
+
+    def k(d_in, d_kv, d_out):
+        t = cuda.threadIdx.x
+        a = coop.local.array(4, numba.float32)
+        for i in range(4):
+            a[i] = d_in[t * 4 + i]
+        sk(a)
+        sk(a, 40, numba.float32(1e30))
+        coop.warp.merge_sort(a, compare_op=desc, threads_in_warp=16)
+        x = coop.local.array(2, R)
+        v = coop.local.array(2, numba.uint32)
+        for i in range(2):
+            x[i] = d_kv[t * 2 + i]
+            v[i] = t * 2 + i
+        sp(x, v)
+        for i in range(2):
+            d_kv[t * 2 + i] = x[i]
+            d_out[t * 4 + i] = a[i] + v[i]
+    out = compile_and_link(k, (F, R[::1], F))
+    assert_inlined(out)
+
+
+def test_warp_merge_sort_errors():
+    with pytest.raises(ValueError) as e:
+        coop.warp.make_merge_sort_keys(np.float32, 4, "sum")
+    assert str(e.value).startswith("compare_op='sum': use 'less', 'greater'")
+    with pytest.raises(ValueError) as e:
+        coop.warp.make_merge_sort_keys(np.float32, 4, "<", 12)
+    assert str(e.value) == "threads_in_warp=12: CUB's warp merge sort needs a power of two (1, 2, 4, 8, 16 or 32)"
+    with pytest.raises(ValueError) as e:
+        coop.warp.make_merge_sort_keys(KV, 2, "<")
+    assert "cooplink has no order on a record" in str(e.value)
+    with pytest.raises(ValueError) as e:
+        coop.warp.make_merge_sort_keys(np.int32, 2, lambda a, b, c: a)
+    assert "takes 3 arguments" in str(e.value) and "cmp(a, b), true when a goes before b" in str(e.value)

@@ -80,10 +80,19 @@ def _tname(t):
     return str(t)
 
 
+RECORDS = {}  # user type name -> its numba Record type (registered by _primitive.user_type)
+_CODES = {"i8": types.int8, "i16": types.int16, "i32": types.int32, "i64": types.int64, "u8": types.uint8,
+          "u16": types.uint16, "u32": types.uint32, "u64": types.uint64, "f16": types.float16,
+          "bf16": getattr(types, "bfloat16", None), "f32": types.float32, "f64": types.float64}
+
+
 def param_dtype(p, dtype):
-    """The element type of parameter p: the primitive's, or int32 where the manifest says i32 (an
-    exchange's ranks)."""
-    return types.int32 if p.get("type") == "i32" else dtype
+    """The element type of parameter p, from its type code in the manifest (an exchange's ranks are i32, a
+    sort's values their own type); the primitive's dtype where the manifest gives none."""
+    code = p.get("type")
+    if code is None:
+        return dtype
+    return _CODES.get(code) or RECORDS.get(code) or dtype
 
 
 def element_check(symbol, pname, p, t, dtype):

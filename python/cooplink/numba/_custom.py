@@ -15,13 +15,13 @@ from numba.cuda.extending import intrinsic
 class CustomOp:
     """A Python binary operator for one element type."""
 
-    def __init__(self, fn, code):
-        self.fn, self.code = fn, code
+    def __init__(self, fn, code, comparator=False):
+        self.fn, self.code, self.comparator = fn, code, comparator
         py = getattr(fn, "py_func", fn)
         base = re.sub(r"[^a-z0-9_]", "_", getattr(py, "__name__", "op").lower()).strip("_")[:16] or "op"
         co = getattr(py, "__code__", None)
         ident = repr((getattr(py, "__module__", ""), getattr(py, "__qualname__", ""),
-                      co.co_code if co else b"", co.co_consts if co else (), code))
+                      co.co_code if co else b"", co.co_consts if co else (), code, comparator))
         self.cname = f"py_{base}_{hashlib.sha256(ident.encode()).hexdigest()[:8]}_{code}"
         self.spelling = f"custom_{self.cname}"
         self._linkables = {}
@@ -33,15 +33,26 @@ class CustomOp:
             # a device function called by the C-ABI shim (numba-cuda compiles it for the current device)
             fn = self.fn if hasattr(self.fn, "py_func") else cuda.jit(device=True)(self.fn)
 
-            if isinstance(dtype, types.Record):  # records are passed by reference: op(a, b, out) writes out
+            ptr = types.CPointer(dtype)
+            record = isinstance(dtype, types.Record)  # records are passed by reference
+            if self.comparator:  # int cmp(const T *a, const T *b): a goes before b
+                if record:
+                    def shim(a, b):
+                        return 1 if fn(_as_record(a), _as_record(b)) else 0
+                else:
+                    def shim(a, b):
+                        return 1 if fn(a[0], b[0]) else 0
+                sig = types.int32(ptr, ptr)
+            elif record:  # op(a, b, out) writes out
                 def shim(a, b, out):
                     fn(_as_record(a), _as_record(b), _as_record(out))
+                sig = types.void(ptr, ptr, ptr)
             else:
                 def shim(a, b, out):
                     out[0] = fn(a[0], b[0])
-            ptr = types.CPointer(dtype)
-            ltoir, _ = cuda.compile(shim, types.void(ptr, ptr, ptr), device=True, abi="c",
-                                    abi_info={"abi_name": self.cname}, output="ltoir", cc=divmod(arch, 10))
+                sig = types.void(ptr, ptr, ptr)
+            ltoir, _ = cuda.compile(shim, sig, device=True, abi="c", abi_info={"abi_name": self.cname},
+                                    output="ltoir", cc=divmod(arch, 10))
             from numba.cuda.cudadrv.linkable_code import LTOIR
             # one object per arch: numba-cuda's link takes each object once
             obj = self._linkables[arch] = LTOIR(bytes(ltoir), name=f"{self.cname}.ltoir")
@@ -56,16 +67,18 @@ def _as_record(typingctx, ptr):
     return ptr.dtype(ptr), codegen
 
 
-def check_arity(fn, dtype, what):
-    """A record's operator takes (a, b, out) and writes out; a number's takes (a, b) and returns."""
+def check_arity(fn, dtype, what, comparator=False):
+    """A record's operator takes (a, b, out) and writes out; a number's takes (a, b) and returns; a
+    comparator takes (a, b) and is true when a goes before b."""
     py = getattr(fn, "py_func", fn)
     try:
         n = len(inspect.signature(py).parameters)
     except (TypeError, ValueError):
         return
-    want = 3 if isinstance(dtype, types.Record) else 2
+    want = 3 if isinstance(dtype, types.Record) and not comparator else 2
     if n != want:
-        form = "op(a, b, out), writing a op b into the record out" if want == 3 else "op(a, b), returning a op b"
+        form = "cmp(a, b), true when a goes before b" if comparator else \
+            "op(a, b, out), writing a op b into the record out" if want == 3 else "op(a, b), returning a op b"
         raise ValueError(f"{what}={getattr(py, '__name__', py)!r} takes {n} arguments; for dtype={dtype} an "
                          f"operator is {form}")
 
@@ -74,11 +87,11 @@ _OPS = {}
 BY_SPELLING = {}
 
 
-def custom_op(fn, code):
-    """The CustomOp of fn for type code (the same one for the same function)."""
-    key = (getattr(fn, "py_func", fn), code)  # a function and its @cuda.jit device function are one operator
+def custom_op(fn, code, comparator=False):
+    """The CustomOp of fn for type code (the same one for the same function); comparator: an ordering."""
+    key = (getattr(fn, "py_func", fn), code, comparator)  # a function and its device function are one operator
     op = _OPS.get(key)
     if op is None:
-        op = _OPS[key] = CustomOp(fn, code)
+        op = _OPS[key] = CustomOp(fn, code, comparator)
         BY_SPELLING[op.spelling] = op
     return op

@@ -92,6 +92,7 @@ def user_type(nb):
     layout = repr((npd.descr, npd.itemsize, align))
     decl = (f"rec{hashlib.sha256(layout.encode()).hexdigest()[:12]}", npd.itemsize, align)
     USER_TYPES[decl[0]] = decl
+    _bind.RECORDS[decl[0]] = nb
     return decl
 
 
@@ -156,13 +157,16 @@ class Primitive:
     A block primitive has a block shape and items per thread; a warp primitive (lanes=L) works on the
     logical warps of L threads of any block."""
 
-    def __init__(self, family, dtype, block, items, algorithm, op, variants, initial=None, lanes=None):
+    def __init__(self, family, dtype, block, items, algorithm, op, variants, initial=None, lanes=None,
+                 warp_items=False, values=None):
         self.family, self.dtype, self.block, self.items = family, dtype, block, items
         self.algorithm, self.op, self.variants, self.initial = algorithm, op, variants, initial
-        self.lanes = lanes
+        self.lanes, self.values = lanes, values
         self.code = type_code(dtype)
-        self.user_types = (user_type(dtype),) if isinstance(dtype, types.Record) else ()
-        if self.user_types and initial is not None:  # a record (or a tuple of its fields) as its bytes
+        if values is not None:  # a sort of pairs: the value type's code follows the key's
+            self.code = f"{self.code}_{type_code(values)}"
+        self.user_types = tuple(user_type(t) for t in (dtype, values) if isinstance(t, types.Record))
+        if isinstance(dtype, types.Record) and initial is not None:  # a record (or a tuple of its fields)
             from numba.np.numpy_support import as_dtype
             try:
                 self.initial = initial = np.array(initial, dtype=np.dtype(as_dtype(dtype))).tobytes()
@@ -170,13 +174,13 @@ class Primitive:
                 raise ValueError(f"initial_value={initial!r} is not a record of {dtype} ({e})") from None
         from . import _custom
         self.custom = _custom.BY_SPELLING.get(op) if isinstance(op, str) else None
-        if self.user_types and op is not None and self.custom is None:
+        if isinstance(dtype, types.Record) and op is not None and self.custom is None:
             raise ValueError(f"binary_op={op!r} with dtype={dtype}: cooplink has no arithmetic on a record; give "
                              f"a Python function op(a, b, out) that writes a op b into out")
         if op in _abi.BITWISE_OPS and self.code not in _abi.INTEGER_CODES:
             raise ValueError(f"binary_op='{op}' is a bitwise operator; dtype={dtype} is not an integer type")
         if lanes is not None:
-            self.symbols = {v.name: _abi.warp_symbol(v.stem, self.code, lanes, items if algorithm else None,
+            self.symbols = {v.name: _abi.warp_symbol(v.stem, self.code, lanes, items if warp_items else None,
                                                      algorithm) for v in variants}
         else:
             self.symbols = {v.name: _abi.block_symbol(v.stem, self.code, block, v.items or items, algorithm)

@@ -21,10 +21,11 @@ import enum
 from numba.cuda import types
 
 from . import _extension
-from ._primitive import Primitive, Variant, check_items, check_lanes, numba_dtype, op_name
+from ._primitive import Primitive, Variant, check_items, check_lanes, numba_dtype, op_name, type_code
 
 __all__ = ["make_reduce", "make_sum", "make_exclusive_sum", "make_inclusive_sum", "make_exclusive_scan",
-           "make_inclusive_scan", "make_load", "make_store", "make_exchange", "WarpExchangeType", "reduce", "sum",
+           "make_inclusive_scan", "make_load", "make_store", "make_exchange", "WarpExchangeType",
+           "make_merge_sort_keys", "make_merge_sort_pairs", "merge_sort", "reduce", "sum",
            "exclusive_sum", "inclusive_sum", "exclusive_scan", "inclusive_scan", "load", "store", "exchange"]
 
 
@@ -60,7 +61,7 @@ def _load_store(family, dtype, items, lanes, algorithm):
     verb = family.split("_")[1]
     return Primitive(family, dtype, None, check_items(items), _algorithm(family, algorithm), None,
                      [Variant("plain", verb), Variant("guarded", f"{verb}_guarded", optional_in=("oob_default",))],
-                     lanes=_pow2_lanes(family, lanes))
+                     lanes=_pow2_lanes(family, lanes), warp_items=True)
 
 
 def _exchange(dtype, items, lanes, kind, algorithm):
@@ -78,7 +79,42 @@ def _exchange(dtype, items, lanes, kind, algorithm):
         raise ValueError(f"algorithm='shuffle' with dtype={dtype}: CUB's shuffle exchange moves values with "
                          f"__shfl_xor_sync, which takes built-in types only (use 'smem')")
     return Primitive("warp_exchange", dtype, None, items, algo, None, [Variant(kind, f"exchange_{kind}")],
-                     lanes=_pow2_lanes("warp_exchange", lanes))
+                     lanes=_pow2_lanes("warp_exchange", lanes), warp_items=True)
+
+
+_COMPARATORS = {"less": "less", "<": "less", "greater": "greater", ">": "greater"}
+
+
+def comparator_name(compare_op, dtype, what="compare_op"):
+    """The ABI comparator of a name or a Python function (custom: a C-ABI int(a, b), a before b)."""
+    if isinstance(compare_op, str):
+        name = _COMPARATORS.get(compare_op.lower())
+        if name is None:
+            raise ValueError(f"{what}={compare_op!r}: use 'less', 'greater' ('<', '>') or a Python function "
+                             f"cmp(a, b) that is true when a goes before b")
+        if isinstance(dtype, types.Record):
+            raise ValueError(f"{what}={compare_op!r} with dtype={dtype}: cooplink has no order on a record; give a "
+                             f"Python function cmp(a, b) that is true when a goes before b")
+        return name
+    import operator
+    if compare_op is operator.lt:
+        return comparator_name("less", dtype, what)
+    if compare_op is operator.gt:
+        return comparator_name("greater", dtype, what)
+    if callable(compare_op):
+        from . import _custom
+        _custom.check_arity(compare_op, dtype, what, comparator=True)
+        return _custom.custom_op(compare_op, type_code(dtype), comparator=True).spelling
+    raise ValueError(f"{what}={compare_op!r} is not a comparator")
+
+
+def _merge_sort(keys, values, items, lanes, compare_op):
+    cmp = comparator_name(compare_op, keys)
+    kind = "pairs" if values is not None else "keys"
+    return Primitive("warp_merge_sort", keys, None, check_items(items), None, cmp,
+                     [Variant(kind, f"merge_sort_{kind}_{cmp}"),
+                      Variant(f"{kind}_guarded", f"merge_sort_{kind}_guarded_{cmp}")],
+                     lanes=_pow2_lanes("warp_merge_sort", lanes), warp_items=True, values=values)
 
 
 def _reduce(dtype, lanes, op):
@@ -138,6 +174,20 @@ def make_inclusive_scan(dtype, scan_op, threads_in_warp=32):
     return _scan(nb, check_lanes(threads_in_warp), op_name(scan_op, "scan_op", nb), "inclusive")
 
 
+def make_merge_sort_keys(dtype, items_per_thread, compare_op, threads_in_warp=32, methods=None):
+    """WarpMergeSort of keys (cuda.coop 1.0.2's signature). In a kernel: sort(keys[, num_valid,
+    oob_default]) sorts the logical warp's blocked tile in place, stably; compare_op: 'less', 'greater' or
+    a Python function cmp(a, b), true when a goes before b."""
+    _no_methods(methods)
+    return _merge_sort(numba_dtype(dtype), None, items_per_thread, check_lanes(threads_in_warp), compare_op)
+
+
+def make_merge_sort_pairs(keys_dtype, values_dtype, items_per_thread, compare_op, threads_in_warp=32):
+    """WarpMergeSort of key-value pairs. In a kernel: sort(keys, values[, num_valid, oob_default])."""
+    return _merge_sort(numba_dtype(keys_dtype), numba_dtype(values_dtype, "values_dtype"), items_per_thread,
+                       check_lanes(threads_in_warp), compare_op)
+
+
 def make_load(dtype, items_per_thread, threads_in_warp=32, algorithm="direct"):
     """WarpLoad. In a kernel: load(src, items[, num_valid[, oob_default]][, temp_storage=]): each logical
     warp loads its tile of threads_in_warp * items_per_thread items (a power-of-two logical warp)."""
@@ -157,7 +207,8 @@ def make_exchange(exchange_type, dtype, items_per_thread, threads_in_warp=32, al
 
 # ---------------------------------------------------------------- calls with no factory
 
-_CONFIG = ("threads_in_warp", "op", "binary_op", "scan_op", "algorithm", "items_per_thread", "exchange_type")
+_CONFIG = ("threads_in_warp", "op", "binary_op", "scan_op", "algorithm", "items_per_thread", "exchange_type",
+           "compare_op")
 
 
 def _lanes(kws, name):
@@ -238,7 +289,23 @@ store = _stub("store", "store(dst, items[, num_valid], threads_in_warp=32, algor
 exchange = _stub("exchange", "exchange(items_in, items_out[, ranks], exchange_type='blocked_to_striped', "
                              "threads_in_warp=32, algorithm='smem')")
 
-for _fn, _maker in ((load, _items_call("warp_load", 1)), (store, _items_call("warp_store", 1)),
+def _sort_call(args, kws):
+    from .block import _call_items, _dtype_of, _need
+    name = "coop.warp.merge_sort"
+    _need(args, 1, name, "the keys")
+    keys = _dtype_of(args[0], name, "keys")
+    items = _call_items(args[0], kws, name, "keys")
+    # a second array is the values (a sort of pairs); a number there is num_valid
+    values = _dtype_of(args[1], name, "values") if len(args) > 1 and isinstance(args[1], types.Array) else None
+    from .block import _literal
+    cmp = _literal(kws.get("compare_op", kws.get("op")), f"{name}: compare_op", (str, callable)) or "less"
+    return _merge_sort(keys, values, items, _lanes(kws, name), cmp)
+
+
+merge_sort = _stub("merge_sort", "merge_sort(keys[, values][, num_valid, oob_default], compare_op='less', "
+                                 "threads_in_warp=32)")
+
+for _fn, _maker in ((merge_sort, _sort_call), (load, _items_call("warp_load", 1)), (store, _items_call("warp_store", 1)),
                     (exchange, _items_call("warp_exchange", 0)),
                     (reduce, _reduce_call(None)), (sum, _reduce_call("sum")),
                     (exclusive_sum, _scan_call("exclusive", "sum")), (inclusive_sum, _scan_call("inclusive", "sum")),
