@@ -22,7 +22,7 @@ from numba.cuda import types
 
 import cooplink.numba as coop
 from python_record_cases import record_cases
-from python_warp_data_cases import warp_data_cases
+from python_warp_data_cases import warp_data_cases, warp_sort_cases
 from python_warp_cases import WarpCase
 
 numba.config.CUDA_LOW_OCCUPANCY_WARNINGS = 0
@@ -288,7 +288,7 @@ def cases():
     for i, (tname, form, _) in enumerate(itertools.product(TYPES, ("factory", "single"), range(2))):
         if not (tname == "bfloat16" and form == "single"):
             out.append(WarpCase(i * 5 + (i // 4), tname, form, nbtype, storage, to_bf16_bits, from_storage))
-    return out + record_cases() + warp_data_cases()
+    return out + record_cases() + warp_data_cases() + warp_sort_cases()
 
 
 def poison_of(dtype, size):

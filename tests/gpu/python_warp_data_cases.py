@@ -150,3 +150,124 @@ def warp_data_cases():
         for j, form in enumerate(("factory", "single")):
             out.append(WarpDataCase(i * 2 + j, types_[(i + j) % len(types_)], form, lanes, [1, 3, 4, 2][(i + j) % 4]))
     return out
+
+
+KV = np.dtype([("key", np.int32), ("tag", np.int32)], align=True)
+
+
+def by_half_key(a, b):
+    """A record comparator with many ties: by key // 2, descending."""
+    return a.key // 2 > b.key // 2
+
+
+by_half_key_device = cuda.jit(device=True)(by_half_key)
+
+
+class WarpSortCase:
+    """Keys (int32, '<'), and record keys with u32 values (their places) under a Python comparator with
+    many ties, plain and guarded: each logical warp's blocked tile sorted stably."""
+
+    def __init__(self, index, form, lanes, items):
+        self.form, self.lanes, self.items = form, lanes, items
+        self.name = f"wsort   {form:7} lanes={lanes:2} items={items:2}"
+
+    def primitives(self):
+        L, N = self.lanes, self.items
+        return [coop.warp.make_merge_sort_keys(np.int32, N, "<", L),
+                coop.warp.make_merge_sort_pairs(KV, np.uint32, N, by_half_key, L)]
+
+    def kernel(self):
+        L, N = self.lanes, self.items
+        sk, sp = self.primitives()
+        R = numba.from_dtype(KV)
+        single = self.form == "single"
+
+        def k(d_keys, d_kv, d_gkeys, d_gkv, d_vals, d_gvals, valid):
+            t = cuda.blockIdx.x * cuda.blockDim.x + cuda.threadIdx.x
+            g = t // L
+            lane = t % L
+            a = coop.local.array(N, numba.int32)
+            x = coop.local.array(N, R)
+            v = coop.local.array(N, numba.uint32)
+            a2 = coop.local.array(N, numba.int32)
+            x2 = coop.local.array(N, R)
+            v2 = coop.local.array(N, numba.uint32)
+            oob = coop.local.array(1, R)
+            oob[0].key = -1000  # last under key // 2 descending
+            oob[0].tag = -1
+            for i in range(N):
+                a[i] = d_keys[t * N + i]
+                x[i] = d_kv[t * N + i]
+                v[i] = lane * N + i
+                a2[i] = a[i]
+                x2[i] = x[i]
+                v2[i] = v[i]
+            if single:
+                coop.warp.merge_sort(a, compare_op="less", threads_in_warp=L)
+                coop.warp.merge_sort(x, v, compare_op=by_half_key_device, threads_in_warp=L)
+            else:
+                sk(a)
+                sp(x, v)
+            sk(a2, valid[g], numba.int32(1 << 30))
+            sp(x2, v2, valid[g], oob[0])
+            for i in range(N):
+                d_keys[t * N + i] = a[i]
+                d_kv[t * N + i] = x[i]
+                d_vals[t * N + i] = v[i]
+                d_gkeys[t * N + i] = a2[i]
+                d_gkv[t * N + i] = x2[i]
+                d_gvals[t * N + i] = v2[i]
+        return k
+
+    def signature(self):
+        R = numba.from_dtype(KV)
+        return (types.int32[::1], R[::1], types.int32[::1], R[::1], types.uint32[::1], types.uint32[::1],
+                types.int32[::1])
+
+    def run(self, rng, poison):
+        L, N = self.lanes, self.items
+        n = BLOCKS * THREADS * N
+        T = L * N
+        keys = rng.integers(0, 8, n).astype(np.int32)
+        kv = np.zeros(n, KV)
+        kv["key"] = rng.integers(0, 8, n)
+        kv["tag"] = np.arange(n)
+        valid = rng.integers(0, T + 1, BLOCKS * THREADS // L).astype(np.int32)
+        valid[0] = T
+        k0, kv0 = keys.copy(), kv.copy()
+        dd = [cuda.to_device(a) for a in (keys, kv, poison(np.dtype(np.int32), n), np.zeros(n, KV),
+                                          np.full(n, 0xA5A5A5A5, np.uint32), np.full(n, 0xA5A5A5A5, np.uint32), valid)]
+        cuda.jit(self.kernel())[BLOCKS, THREADS](*dd)
+        out = [d.copy_to_host() for d in dd[:6]]
+        return self.check(k0, kv0, valid, *out)
+
+    def check(self, k0, kv0, valid, keys, kv, gkeys, gkv, vals, gvals):
+        L, N = self.lanes, self.items
+        T = L * N
+        why = []
+        for g in range(BLOCKS * THREADS // L):
+            s = slice(g * T, (g + 1) * T)
+            nv = int(valid[g])
+            want = np.sort(k0[s], kind="stable")
+            if not np.array_equal(keys[s], want):
+                why.append(f"warp {g} keys: got {keys[s][:8]} want {want[:8]}")
+            gwant = np.concatenate([np.sort(k0[s][:nv], kind="stable"), np.full(T - nv, 1 << 30, np.int32)])
+            if not np.array_equal(gkeys[s], gwant):
+                why.append(f"warp {g} guarded keys (valid {nv}): got {gkeys[s][:8]} want {gwant[:8]}")
+            half = [int(kv0["key"][g * T + p]) // 2 for p in range(T)]
+            order = sorted(range(T), key=lambda p: -half[p])  # Python's sort is stable
+            if not np.array_equal(vals[s], np.array(order, np.uint32)):
+                why.append(f"warp {g} pairs: values {vals[s][:8]} want the stable order {order[:8]}")
+            if not np.array_equal(kv[s]["tag"], kv0["tag"][s][order]):
+                why.append(f"warp {g} pairs: the record keys did not move with their values")
+            gorder = sorted(range(nv), key=lambda p: -half[p])
+            if not np.array_equal(gvals[s][:nv], np.array(gorder, np.uint32)):
+                why.append(f"warp {g} guarded pairs (valid {nv}): values {gvals[s][:8]} want {gorder[:8]}")
+            if not (gkv[s]["key"][nv:] == -1000).all():
+                why.append(f"warp {g} guarded pairs (valid {nv}): the out-of-bounds keys are not last")
+        return not why, why[:6]
+
+
+def warp_sort_cases():
+    return [WarpSortCase(i, "factory" if i % 2 == 0 else "single", lanes, [1, 3, 4, 2][i % 4])
+            for i, lanes in enumerate([1, 2, 4, 8, 16, 32])]
