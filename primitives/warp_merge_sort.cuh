@@ -1,7 +1,8 @@
 // cooplink primitives: WarpMergeSort over logical warps of L lanes (a power of two: CUB builds its lane
 // mask for those only), keys or key-value pairs (V = void: keys only) with a comparator; plain and guarded
-// (the first `valid` items of the logical warp's blocked tile; the rest take oob_default and sort last
-// under the comparator's order). CUB's merge sort is stable. temp is the calling logical warp's slot.
+// (sorts the first `valid` items of the logical warp's blocked tile into its first `valid` places; as in
+// CUB, the places after them are unspecified, partly oob_default). CUB's merge sort is stable. temp is the
+// calling logical warp's slot.
 #pragma once
 #include "common.cuh"
 #include <cub/warp/warp_merge_sort.cuh>

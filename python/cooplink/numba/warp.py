@@ -176,8 +176,9 @@ def make_inclusive_scan(dtype, scan_op, threads_in_warp=32):
 
 def make_merge_sort_keys(dtype, items_per_thread, compare_op, threads_in_warp=32, methods=None):
     """WarpMergeSort of keys (cuda.coop 1.0.2's signature). In a kernel: sort(keys[, num_valid,
-    oob_default]) sorts the logical warp's blocked tile in place, stably; compare_op: 'less', 'greater' or
-    a Python function cmp(a, b), true when a goes before b."""
+    oob_default]) sorts the logical warp's blocked tile in place, stably (with num_valid: its first
+    num_valid items into its first places; as in CUB, the places after them are unspecified); compare_op:
+    'less', 'greater' or a Python function cmp(a, b), true when a goes before b."""
     _no_methods(methods)
     return _merge_sort(numba_dtype(dtype), None, items_per_thread, check_lanes(threads_in_warp), compare_op)
 
