@@ -32,20 +32,32 @@
  * no variant it does not call (which shows where links are fast: bench/README.md).
  *
  * Group fields:
- *   family     block_load | block_store | block_reduce | block_scan | warp_reduce | warp_scan (required)
+ *   family     block_load | block_store | block_reduce | block_scan | warp_reduce | warp_scan | warp_load |
+ *              warp_store | warp_exchange | warp_merge_sort (required)
  *   type       i8 i16 i32 i64 u8 u16 u32 u64 f16 bf16 f32 f64, or a declared user type (required)
  *   threads    block families: X, XxY or XxYxZ; 1 <= X*Y*Z <= 1024, Z <= 64 (required)
- *   warp       warp families: lanes of the logical warp, 1..32 (required; symbols end in _w<lanes>)
- *   items      block families: items per thread, 1..32 (default 1)
+ *   warp       warp families: lanes of the logical warp, 1..32 (required; symbols end in _w<lanes>); warp
+ *              load, store, exchange and merge sort: a power of two, as CUB requires
+ *   items      block families, warp load, store, exchange and merge sort: items per thread, 1..32 (default 1)
+ *   values     warp_merge_sort: the value type(s) of a sort of key-value pairs (variants pairs,
+ *              pairs_guarded; without it the sort is of keys)
  *   op         sum min max prod and or xor, custom:<name> (reduce and scan families: required; others:
- *              not allowed); a user type takes custom operators only
+ *              not allowed); a user type takes custom operators only. warp_merge_sort: its comparator,
+ *              less greater or custom:<name> (extern "C" __device__ int name(const T *a, const T *b),
+ *              non-zero when a goes before b)
  *   algorithm  block_load/block_store: direct striped vectorize transpose warp_transpose
  *              warp_transpose_ts (default direct); block_reduce: raking raking_comm warp_reductions
  *              (default warp_reductions); block_scan: raking raking_memoize warp_scans (default raking)
  *   variant    block_load/block_store: plain guarded; block_reduce: full partial (partial always has
  *              one item per thread, _i1); block_scan: exclusive inclusive exclusive_prefix
  *              inclusive_prefix; warp_reduce: full partial (valid lanes); warp_scan: exclusive
- *              inclusive. Default: every variant of the family.
+ *              inclusive; warp_load/warp_store: plain guarded; warp_exchange: blocked_to_striped
+ *              striped_to_blocked scatter_to_striped; warp_merge_sort: keys keys_guarded pairs
+ *              pairs_guarded (a guarded sort orders the first valid items; the places after them are
+ *              unspecified, as in CUB). Default: every variant of the family.
+ *   algorithm  (also) warp_load/warp_store: direct striped vectorize transpose (default direct);
+ *              warp_exchange: smem shuffle (default smem; shuffle: items == lanes, built-in types, no
+ *              scatter)
  * The warp families have no algorithm: CUB chooses (shuffles for a power-of-two logical warp, shared
  * memory otherwise).
  */
