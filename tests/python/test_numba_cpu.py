@@ -647,3 +647,27 @@ def test_warp_merge_sort_errors():
     with pytest.raises(ValueError) as e:
         coop.warp.make_merge_sort_keys(np.int32, 2, lambda a, b, c: a)
     assert "takes 3 arguments" in str(e.value) and "cmp(a, b), true when a goes before b" in str(e.value)
+
+
+def test_warp_auto_temps_do_not_overlap(device_functions_without_gpu):
+    """Warp primitives given no temp storage and needing slots of different sizes get one shared array per
+    slot size: logical warps do not wait for each other, so one array with both strides would overlap."""
+    a16 = coop.warp.make_merge_sort_keys(np.int32, 1, "<", 16)
+    b16 = coop.warp.make_merge_sort_pairs(np.int32, np.float64, 3, ">", 16)
+    assert a16.temp_storage_bytes != b16.temp_storage_bytes
+
+    def k(d_in, d_out):
+        t = cuda.threadIdx.x
+        a = coop.local.array(1, numba.int32)
+        x = coop.local.array(3, numba.int32)
+        v = coop.local.array(3, numba.float64)
+        a[0] = numba.int32(d_in[t])
+        for i in range(3):
+            x[i] = numba.int32(d_in[t * 3 + i])
+            v[i] = d_in[t * 3 + i]
+        a16(a)
+        b16(x, v)
+        d_out[t] = a[0] + x[0] + v[0]
+    ptx = compile_and_link(k, (F, F))["ptx"]
+    names = {f"_coop_warp_temp_{a16.temp_storage_bytes}", f"_coop_warp_temp_{b16.temp_storage_bytes}"}
+    assert all(f".shared .align 16 .b8 {n}[" in ptx for n in names), [l for l in ptx.splitlines() if ".shared" in l]

@@ -313,8 +313,11 @@ def auto_temp_storage(module, entry, slots=1, scope="block"):
     __syncwarp of its logical warp, whose slot is its own); it grows to the largest temp any of them needs
     (`slots` temps of the entry's size). An array per call site made a kernel calling BlockReduce 8 times
     keep 8 and recompute their addresses; an array per warp primitive sized for 1024 threads overflowed
-    shared memory for a kernel calling six of them."""
-    name = f"_coop_{scope}_temp"
+    shared memory for a kernel calling six of them. Warp temps are one array per slot size: logical warps
+    do not wait for each other, so warp 1 in a primitive with 200-byte slots would overlap warp 2 in one
+    with 100-byte slots of the same array (measured: a guarded sort of records beside one of int32 keys
+    read other warps' data on the H200)."""
+    name = f"_coop_{scope}_temp" if scope == "block" else f"_coop_{scope}_temp_{entry['temp_bytes']}"
     nbytes = entry["temp_bytes"] * slots
     # 16 bytes at least, as a CUDA C kernel's __align__(16) temp: CUB's shared reads are then
     # vectorized (measured: scalar ld.shared without it, 3.6% slower than cuda.coop's kernel)
