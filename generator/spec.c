@@ -328,25 +328,25 @@ static coop_result check_group(coop_gen *gen, const sgroup *g)
               fam->name, fname(g, F_VALUES, nb));
     goto out;
   }
-  for (int pass = 0; pass < 2; ++pass) {
-  const slist *l = &g->f[pass ? F_VALUES : F_TYPE];
-  for (int i = 0; i < l->n; ++i) {
-    int t = find_name(l->v[i].text, &coop__types[0].code, sizeof coop__types[0], coop__n_types);
-    for (int u = 0; t < 0 && u < gen->n_utypes; ++u)
-      if (!strcmp(l->v[i].text, gen->utypes[u].name)) t = coop__n_types + u;
-    if (t < 0 && gen->names_only && add_utype(gen, l->v[i].text, 1, 1, l->v[i].where) == COOP_SUCCESS)
-      t = coop__n_types + gen->n_utypes - 1;
-    if (t < 0) {
-      list_names(&known, coop__types, sizeof coop__types[0], coop__n_types);
-      for (int u = 0; u < gen->n_utypes; ++u) coop__str_printf(&known, " %s", gen->utypes[u].name);
-      coop__log(gen, "%s: unknown type '%s' (known: %s; a user type is declared first: 'types' in a spec, "
-                "--user-type, coop_gen_add_type or coop_linker_add_type)", l->v[i].where, l->v[i].text,
-                coop__str_get(&known));
-      goto out;
+  for (int pass = 0; pass < 2; ++pass) { /* the key types, then the value types */
+    const slist *l = &g->f[pass ? F_VALUES : F_TYPE];
+    for (int i = 0; i < l->n; ++i) {
+      int t = find_name(l->v[i].text, &coop__types[0].code, sizeof coop__types[0], coop__n_types);
+      for (int u = 0; t < 0 && u < gen->n_utypes; ++u)
+        if (!strcmp(l->v[i].text, gen->utypes[u].name)) t = coop__n_types + u;
+      if (t < 0 && gen->names_only && add_utype(gen, l->v[i].text, 1, 1, l->v[i].where) == COOP_SUCCESS)
+        t = coop__n_types + gen->n_utypes - 1;
+      if (t < 0) {
+        list_names(&known, coop__types, sizeof coop__types[0], coop__n_types);
+        for (int u = 0; u < gen->n_utypes; ++u) coop__str_printf(&known, " %s", gen->utypes[u].name);
+        coop__log(gen, "%s: unknown type '%s' (known: %s; a user type is declared first: 'types' in a spec, "
+                  "--user-type, coop_gen_add_type or coop_linker_add_type)", l->v[i].where, l->v[i].text,
+                  coop__str_get(&known));
+        goto out;
+      }
+      if (pass) p->vtypes[p->n_vtypes++] = t;
+      else p->types[p->n_types++] = t;
     }
-    if (pass) p->vtypes[p->n_vtypes++] = t;
-    else p->types[p->n_types++] = t;
-  }
   }
   const slist *l = &g->f[F_OP];
   for (int i = 0; i < l->n; ++i) {
@@ -599,36 +599,36 @@ static coop_result check_group(coop_gen *gen, const sgroup *g)
           for (int it = 0; it < p->n_items; ++it)
             for (int a = 0; a < p->n_algos; ++a)
               for (int vt = 0; vt < p->n_vtypes; ++vt) {
-              coop__inst in = {0};
-              in.fam = p->fam;
-              in.variant = p->variants[v];
-              in.type = p->types[ty];
-              if (coop__is_user_type(&in)) in.user = gen->utypes[in.type - coop__n_types];
-              in.vtype = fam->variants[in.variant].pairs ? p->vtypes[vt] : -1;
-              if (in.vtype >= coop__n_types) in.vuser = gen->utypes[in.vtype - coop__n_types];
-              in.op = p->ops[o] >= COOP__OP_CUSTOM ? COOP__OP_CUSTOM : p->ops[o];
-              if (in.op == COOP__OP_CUSTOM) snprintf(in.custom, sizeof in.custom, "%s", p->custom[o]);
-              in.algo = p->algos[a];
-              in.bx = p->threads[t][0];
-              in.by = p->threads[t][1];
-              in.bz = p->threads[t][2];
-              in.items = fam->variants[in.variant].single_item ? 1 : p->items[it];
-              if (in.op >= 0 && !valid_op_type(in.op, in.type)) continue;
-              if (!valid_algo_op(fam, in.algo, in.op)) continue;
-              if (!valid_algo_threads(fam, in.algo, p->threads[t])) continue;
-              if (!valid_warp_algo(fam, &in)) continue;
-              make_symbol(&in);
-              int dup = 0;
-              for (size_t k = 0; k < n && !dup; ++k) dup = strcmp(arr[k].symbol, in.symbol) == 0;
-              if (dup) continue;
-              in.where = coop__strdup(g->where);
-              if (!in.where || !add_inst(&arr, &n, &cap, &in)) {
-                free(in.where);
-                free_insts(arr, n);
-                rc = COOP_ERROR_OUT_OF_MEMORY;
-                goto out;
+                coop__inst in = {0};
+                in.fam = p->fam;
+                in.variant = p->variants[v];
+                in.type = p->types[ty];
+                if (coop__is_user_type(&in)) in.user = gen->utypes[in.type - coop__n_types];
+                in.vtype = fam->variants[in.variant].pairs ? p->vtypes[vt] : -1;
+                if (in.vtype >= coop__n_types) in.vuser = gen->utypes[in.vtype - coop__n_types];
+                in.op = p->ops[o] >= COOP__OP_CUSTOM ? COOP__OP_CUSTOM : p->ops[o];
+                if (in.op == COOP__OP_CUSTOM) snprintf(in.custom, sizeof in.custom, "%s", p->custom[o]);
+                in.algo = p->algos[a];
+                in.bx = p->threads[t][0];
+                in.by = p->threads[t][1];
+                in.bz = p->threads[t][2];
+                in.items = fam->variants[in.variant].single_item ? 1 : p->items[it];
+                if (in.op >= 0 && !valid_op_type(in.op, in.type)) continue;
+                if (!valid_algo_op(fam, in.algo, in.op)) continue;
+                if (!valid_algo_threads(fam, in.algo, p->threads[t])) continue;
+                if (!valid_warp_algo(fam, &in)) continue;
+                make_symbol(&in);
+                int dup = 0;
+                for (size_t k = 0; k < n && !dup; ++k) dup = strcmp(arr[k].symbol, in.symbol) == 0;
+                if (dup) continue;
+                in.where = coop__strdup(g->where);
+                if (!in.where || !add_inst(&arr, &n, &cap, &in)) {
+                  free(in.where);
+                  free_insts(arr, n);
+                  rc = COOP_ERROR_OUT_OF_MEMORY;
+                  goto out;
+                }
               }
-            }
   /* Across groups the same symbol twice is a mistake in the spec. */
   for (size_t k = 0; k < n; ++k)
     for (size_t j = 0; j < gen->n_insts; ++j)
