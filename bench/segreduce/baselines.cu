@@ -1,0 +1,43 @@
+// Baselines that use no cooplink primitive, built with the same -D parameters as kernels.cu:
+//   read_bw     the read-bandwidth ceiling: every 16-byte vector of the input read once (grid-stride,
+//               four vectors in flight a thread), folded into a value that is written only if impossible
+//   sr_tree     the talk's kernel: one block per segment, a strided per-thread sum, then a shared-memory
+//               tree (halving with __syncthreads)
+#define SR_THREADS 256
+#if defined(OP_SUM)
+#define OPF(a, b) ((a) + (b))
+#else
+#define OPF(a, b) ((a) < (b) ? (b) : (a))
+#endif
+
+extern "C" __global__ void __launch_bounds__(SR_THREADS) read_bw(const int4 *in, long long n_vec, int *sink)
+{
+  int acc = 0;
+  long long i = (long long)blockIdx.x * SR_THREADS + threadIdx.x;
+  const long long stride = (long long)gridDim.x * SR_THREADS;
+  for (; i + 3 * stride < n_vec; i += 4 * stride) {
+    const int4 a = __ldg(in + i), b = __ldg(in + i + stride), c = __ldg(in + i + 2 * stride),
+               d = __ldg(in + i + 3 * stride);
+    acc ^= a.x ^ a.y ^ a.z ^ a.w ^ b.x ^ b.y ^ b.z ^ b.w ^ c.x ^ c.y ^ c.z ^ c.w ^ d.x ^ d.y ^ d.z ^ d.w;
+  }
+  for (; i < n_vec; i += stride) {
+    const int4 a = __ldg(in + i);
+    acc ^= a.x ^ a.y ^ a.z ^ a.w;
+  }
+  if (acc == 0x7fffffff) *sink = acc; /* keeps the loads; never true for the benchmark's data */
+}
+
+extern "C" __global__ void __launch_bounds__(SR_THREADS) sr_tree(const SR_T *in, const int *off, SR_T *out)
+{
+  __shared__ SR_T s[SR_THREADS];
+  const int b = off[blockIdx.x], e = off[blockIdx.x + 1];
+  SR_T acc = SR_ID;
+  for (int i = b + threadIdx.x; i < e; i += SR_THREADS) acc = OPF(acc, in[i]);
+  s[threadIdx.x] = acc;
+  __syncthreads();
+  for (int h = SR_THREADS / 2; h > 0; h /= 2) {
+    if (threadIdx.x < h) s[threadIdx.x] = OPF(s[threadIdx.x], s[threadIdx.x + h]);
+    __syncthreads();
+  }
+  if (threadIdx.x == 0) out[blockIdx.x] = s[0];
+}

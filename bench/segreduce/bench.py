@@ -1,0 +1,356 @@
+"""Segmented sum and max over 1 GiB on the GPU: cooplink's kernels against every baseline, in one run.
+
+Inputs (prepared here by bench/segreduce/prepare.sh, carried as .gpubench): per type and operator the
+kernels of kernels.cu linked by cooplink (cooplink.cubin), the same whole program through NVRTC + nvJitLink
+(whole.cubin) and through nvcc (nvcc.cubin), baselines.cu (the read ceiling and the talk's kernel), and
+cub::DeviceSegmentedReduce in a shared library. torch.segment_reduce comes from the host; the Numba kernels
+from cooplink.numba (bench/segreduce/numba_kernels.py), when the wheel is installed.
+
+Data: 1 GiB of float32, float64 or int32 (multiples of 1/8 in [-8, 8] for floats, integers in [-8, 8]:
+every sum is exact in each type, so results are compared for equality with a float64/int64 host reference).
+Every kernel's output is poisoned, the kernel run once and checked; only then is it timed. Timing: rounds
+in rotating order; in each round a kernel runs `reps` times back to back between two events, behind one
+untimed launch. Figures are medians over rounds; ratios are medians of per-round ratios. Bytes counted:
+input, offsets and output. The read ceiling (baselines.cu read_bw) is measured in every configuration's
+rounds, and each kernel's share is of the ceiling measured beside it.
+
+    python3 bench/segreduce/bench.py --gpubench .gpubench --out DIR [--rounds 5] [--types f32,f64,i32]
+        [--lengths 32,128,...] [--ops sum,max] [--numba]
+"""
+
+import argparse
+import ctypes
+import json
+import math
+import os
+import statistics
+import subprocess
+import sys
+import time
+
+import numpy as np
+
+N_BYTES = 1 << 30
+THREADS = 256
+TYPES = {"f32": (np.float32, 4), "f64": (np.float64, 2), "i32": (np.int32, 4)}
+LENGTHS = ["32", "128", "1024", "8192", "65536", "1M", "random", "heavy"]
+SEGS_IN_FLIGHT = 2      # kernels.cu SR_K
+MAX_KERNEL_MS = 200.0   # a kernel whose first run takes longer is reported from that run alone
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import plan as adaptive  # noqa: E402  (the adaptive launcher's choice, shared with the library function)
+
+
+def lengths_for(dist, n, rng):
+    """Segment lengths (int64, each >= 1) that sum to n."""
+    if dist.isdigit() or dist.endswith("M"):
+        seg = int(dist[:-1]) << 20 if dist.endswith("M") else int(dist)
+        return np.full(n // seg, seg, np.int64)
+    if dist == "random":  # exponential, mean 2000
+        lens = np.maximum(1, np.rint(rng.exponential(2000.0, size=n // 2000 + 10000))).astype(np.int64)
+    elif dist == "heavy":  # half the items in six segments of millions, the rest in short ones (mean 64)
+        big = (np.array([0.4, 0.2, 0.16, 0.1, 0.08, 0.06]) * (n // 2)).astype(np.int64)
+        short = np.maximum(1, np.rint(rng.exponential(64.0, size=(n - big.sum()) // 64 + 10000))).astype(np.int64)
+        c = np.cumsum(short)
+        short = short[:np.searchsorted(c, n - big.sum())]
+        short = np.append(short, n - big.sum() - short.sum())
+        lens = rng.permutation(np.concatenate([big, short[short > 0]]))
+        assert lens.sum() == n
+        return lens
+    else:
+        raise ValueError(dist)
+    c = np.cumsum(lens)
+    k = np.searchsorted(c, n)
+    lens = lens[:k + 1].copy()
+    lens[-1] -= c[k] - n
+    return lens[lens > 0]
+
+
+class Runner:
+    """The kernels of one (type, operator, lengths) configuration: launchers, checks, timing."""
+
+    def __init__(self, cupy, ref, poison):
+        self.cp, self.ref, self.poison = cupy, ref, poison
+        self.launch, self.info, self.out = {}, {}, {}
+
+    def add(self, label, launch, out, bytes_, info=None, check=True):
+        cp = self.cp
+        if out is not None and not callable(out):  # (a callable: the output is new each run)
+            out.fill(self.poison)
+        cp.cuda.runtime.deviceSynchronize()
+        t0 = time.perf_counter()
+        try:
+            launch()
+            cp.cuda.runtime.deviceSynchronize()
+        except Exception as e:  # noqa: BLE001 (reported in the table, e.g. a dtype torch refuses)
+            self.info[label] = {"error": f"{type(e).__name__}: {str(e)[:120]}"}
+            return
+        first_ms = (time.perf_counter() - t0) * 1e3
+        r = dict(info or {}, bytes=bytes_, first_ms=first_ms)
+        if check:
+            got = cp.asnumpy(out() if callable(out) else out)
+            bad = np.flatnonzero(got != self.ref)
+            r["checked"] = int(got.size)
+            r["wrong"] = int(bad.size)
+            if bad.size:
+                i = bad[0]
+                r["first_wrong"] = f"segment {i}: got {got[i]!r}, want {self.ref[i]!r}"
+        self.info[label] = r
+        if first_ms <= MAX_KERNEL_MS:
+            self.launch[label] = launch
+
+    def time(self, rounds, budget_ms=40.0):
+        cp = self.cp
+        labels = list(self.launch)
+        reps = {}
+        for label in labels:  # warm-up and the number of launches per round
+            e0, e1 = cp.cuda.Event(), cp.cuda.Event()
+            self.launch[label]()
+            e0.record()
+            self.launch[label]()
+            e1.record()
+            e1.synchronize()
+            ms = cp.cuda.get_elapsed_time(e0, e1)
+            reps[label] = max(2, min(20, int(budget_ms / max(ms, 1e-3))))
+        times = {label: [] for label in labels}
+        for r in range(rounds):
+            for label in labels[r % len(labels):] + labels[:r % len(labels)]:
+                e0, e1 = cp.cuda.Event(), cp.cuda.Event()
+                self.launch[label]()
+                e0.record()
+                for _ in range(reps[label]):
+                    self.launch[label]()
+                e1.record()
+                e1.synchronize()
+                times[label].append(cp.cuda.get_elapsed_time(e0, e1) / reps[label])
+        for label in labels:
+            ms = statistics.median(times[label])
+            self.info[label].update(ms=ms, times=times[label], gbs=self.info[label]["bytes"] / ms / 1e6)
+        for label, r in self.info.items():
+            if "ms" not in r and "first_ms" in r:  # too slow to time in rounds: its first run
+                r.update(ms=r["first_ms"], gbs=r["bytes"] / r["first_ms"] / 1e6, untimed=True)
+
+    def ratio(self, a, b):
+        ta, tb = self.info.get(a, {}).get("times"), self.info.get(b, {}).get("times")
+        if not ta or not tb:
+            return None
+        return statistics.median(x / y for x, y in zip(ta, tb))
+
+
+def load_cub(path):
+    lib = ctypes.CDLL(path)
+    return lib
+
+
+def run_config(cp, mods, cub, numba_k, tc, op, dist, d_x, x64, rounds, rng, sm_count, torch, explore):
+    dtype, vec = TYPES[tc]
+    size = np.dtype(dtype).itemsize
+    n = d_x.size
+    lens = lengths_for(dist, n, rng)
+    n_seg = lens.size
+    offs = np.zeros(n_seg + 1, np.int64)
+    np.cumsum(lens, out=offs[1:])
+    starts = offs[:-1]
+    ref64 = (np.add if op == "sum" else np.maximum).reduceat(x64, starts)
+    ref = ref64.astype(dtype)
+    assert np.array_equal(ref.astype(ref64.dtype), ref64) or dtype == np.int32, "the sums must be exact"
+    d_off = cp.asarray(offs.astype(np.int32))
+    d_out = cp.empty(n_seg, dtype)
+    poison = np.nan if dtype != np.int32 else np.int32(0x5A5A5A5A)
+    R = Runner(cp, ref, poison)
+    bytes_ = n * size + (n_seg + 1) * 4 + n_seg * size
+    chunk = adaptive.CHUNK_BYTES // size
+    cap_items = n // chunk + n_seg + 1
+    queue = cp.zeros(1, cp.uint64)
+    rec = cp.zeros(2 * n_seg, cp.int32)
+    items = cp.zeros(2 * cap_items, cp.int32)
+    partial = cp.zeros(cap_items, dtype)
+    huge = np.int64(1 << 62)
+
+    # the read ceiling, beside every configuration
+    rb = mods["baselines"].get_function("read_bw")
+    sink = cp.zeros(1, cp.int32)
+    n_vec = np.int64(n * size // 16)
+    R.add("read ceiling", lambda: rb((sm_count * 16,), (THREADS,), (d_x, n_vec, sink)), None, n * size,
+          check=False)
+
+    def fixed(build):
+        m = mods[build]
+        info = lambda f: {"regs": f.num_regs, "local": f.local_size_bytes}
+        f = m.get_function("sr_block")
+        R.add(f"{build} block", lambda: f((n_seg,), (THREADS,), (d_x, d_off, d_out, huge, queue, rec, items)),
+              d_out, bytes_, info(f))
+        for L in (4, 8, 16, 32):
+            g = m.get_function(f"sr_warp{L}")
+            grid = min(math.ceil(n_seg / (THREADS // L * SEGS_IN_FLIGHT)), sm_count * 32)
+            R.add(f"{build} warp{L}", (lambda g, grid: lambda: g((grid,), (THREADS,), (
+                d_x, d_off, d_out, np.int32(n_seg), huge, queue, rec, items)))(g, grid), d_out, bytes_, info(g))
+        k = {name: m.get_function(name) for name in ("sr_warp4", "sr_warp8", "sr_warp16", "sr_warp32",
+                                                     "sr_block", "sr_chunks", "sr_finalize")}
+        def adaptive_launch(p):
+            def run():
+                cp.cuda.runtime.memsetAsync(queue.data.ptr, 0, 8, 0)
+                if p.first == "block":
+                    k["sr_block"]((n_seg,), (THREADS,), (d_x, d_off, d_out, np.int64(p.defer), queue, rec, items))
+                else:
+                    grid = min(math.ceil(n_seg / (THREADS // p.lanes * SEGS_IN_FLIGHT)), sm_count * 32)
+                    k[f"sr_warp{p.lanes}"]((grid,), (THREADS,), (d_x, d_off, d_out, np.int32(n_seg),
+                                                                 np.int64(p.defer), queue, rec, items))
+                k["sr_chunks"]((sm_count * 8,), (THREADS,), (d_x, d_off, d_out, queue, items, partial))
+                k["sr_finalize"]((sm_count * 2,), (THREADS,), (d_off, d_out, queue, rec, partial))
+            return run
+        res_info = {"regs": max(f.num_regs for f in k.values()), "local": max(f.local_size_bytes for f in k.values())}
+        p = adaptive.choose(n, n_seg, size)
+        R.add(f"{build} adaptive", adaptive_launch(p), d_out, bytes_, dict(res_info, plan=str(p)))
+        if explore and build == "cooplink":
+            for q in (adaptive.Plan("warp", 8, 2048), adaptive.Plan("warp", 16, 8192),
+                      adaptive.Plan("warp", 32, 2048), adaptive.Plan("warp", 32, 8192),
+                      adaptive.Plan("warp", 32, 32768), adaptive.Plan("block", 0, chunk),
+                      adaptive.Plan("block", 0, 16 * chunk)):
+                if q != p:
+                    R.add(f"plan {q}", adaptive_launch(q), d_out, bytes_, dict(res_info, plan=str(q)))
+
+    for build in ("cooplink", "whole", "nvcc"):
+        fixed(build)
+    if explore and "k4" in mods:
+        for L in (8, 16, 32):
+            g = mods["k4"].get_function(f"sr_warp{L}")
+            grid = min(math.ceil(n_seg / (THREADS // L * 4)), sm_count * 32)
+            R.add(f"plan k4 warp{L}", (lambda g, grid: lambda: g((grid,), (THREADS,), (
+                d_x, d_off, d_out, np.int32(n_seg), huge, queue, rec, items)))(g, grid), d_out, bytes_,
+                {"regs": g.num_regs, "local": g.local_size_bytes})
+    tree = mods["baselines"].get_function("sr_tree")
+    R.add("talk's shared-memory tree", lambda: tree((n_seg,), (THREADS,), (d_x, d_off, d_out)), d_out, bytes_)
+    # cub::DeviceSegmentedReduce
+    fn = getattr(cub, f"cub_sr_{op}_{tc}")
+    tb = ctypes.c_size_t(0)
+    args = lambda t: (ctypes.c_void_p(t), ctypes.byref(tb), ctypes.c_void_p(d_x.data.ptr),
+                      ctypes.c_void_p(d_out.data.ptr), ctypes.c_int(n_seg), ctypes.c_void_p(d_off.data.ptr),
+                      ctypes.c_void_p(0))
+    assert fn(*args(0)) == 0
+    temp = cp.empty(max(1, tb.value), cp.uint8)
+
+    def cub_launch():
+        e = fn(*args(temp.data.ptr))
+        if e:
+            raise RuntimeError(f"cub::DeviceSegmentedReduce: error {e}")
+    R.add("cub::DeviceSegmentedReduce", cub_launch, d_out, bytes_)
+    # torch.segment_reduce
+    if torch is not None:
+        t_x = torch.as_tensor(d_x, device="cuda")
+        t_off = torch.as_tensor(cp.asarray(offs), device="cuda")
+        holder = {}
+
+        def torch_launch():
+            holder["o"] = torch.segment_reduce(t_x, "sum" if op == "sum" else "max", offsets=t_off, axis=0)
+        R.add("torch.segment_reduce", torch_launch, lambda: cp.asarray(holder["o"]), bytes_)
+    if numba_k is not None:
+        numba_k.add(R, tc, op, d_x, d_off, d_out, n_seg, bytes_, queue, rec, items, partial, sm_count)
+    R.time(rounds)
+    res = {"type": tc, "op": op, "lengths": dist, "segments": int(n_seg), "bytes": int(bytes_),
+           "kernels": {k: {kk: vv for kk, vv in v.items() if kk != "times"} for k, v in R.info.items()}}
+    ceil = R.info["read ceiling"].get("gbs")
+    for label, r in res["kernels"].items():
+        if ceil and "gbs" in r:
+            r["share"] = r["gbs"] / ceil
+    res["ratios"] = {}
+    for kern in ("block", "warp4", "warp8", "warp16", "warp32", "adaptive"):
+        for other in ("whole", "nvcc"):
+            v = R.ratio(f"cooplink {kern}", f"{other} {kern}")
+            if v is not None:
+                res["ratios"][f"cooplink {kern} / {other}"] = v
+        if numba_k is not None:
+            v = R.ratio(f"numba {kern}", f"cooplink {kern}")
+            if v is not None:
+                res["ratios"][f"numba {kern} / cooplink"] = v
+    return res
+
+
+def gpu_facts(cp):
+    q = "name,clocks.sm,clocks.mem,clocks.max.sm,clocks.max.mem,driver_version,power.draw,temperature.gpu"
+    try:
+        smi = subprocess.run(["nvidia-smi", f"--query-gpu={q}", "--format=csv,noheader"], capture_output=True,
+                             text=True, timeout=20).stdout.strip()
+    except (OSError, subprocess.SubprocessError) as e:
+        smi = f"nvidia-smi: {e}"
+    props = cp.cuda.runtime.getDeviceProperties(0)
+    return {"nvidia-smi (" + q + ")": smi, "name": props["name"].decode(),
+            "sm_count": props["multiProcessorCount"], "cuda runtime": cp.cuda.runtime.runtimeGetVersion(),
+            "driver": cp.cuda.runtime.driverGetVersion()}
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--gpubench", default=".gpubench")
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--types", default="f32,f64,i32")
+    ap.add_argument("--ops", default="sum,max")
+    ap.add_argument("--lengths", default=",".join(LENGTHS))
+    ap.add_argument("--numba", action="store_true", help="also the Numba kernels (cooplink.numba installed)")
+    ap.add_argument("--no-torch", action="store_true")
+    ap.add_argument("--explore", action="store_true", help="also other plans of the adaptive launcher (f32 sum)")
+    args = ap.parse_args()
+    import cupy as cp
+    torch = None
+    if not args.no_torch:
+        try:
+            import torch
+        except ImportError:
+            torch = None
+    numba_k = None
+    if args.numba:
+        import numba_kernels
+        numba_k = numba_kernels.Kernels()
+    facts = gpu_facts(cp)
+    sm_count = facts["sm_count"]
+    cub = load_cub(os.path.join(args.gpubench, "cub_baselines.so"))
+    os.makedirs(args.out, exist_ok=True)
+    results = {"command": " ".join(sys.argv), "gpu_before": facts, "configs": [],
+               "versions": {"torch": getattr(torch, "__version__", None), "cupy": cp.__version__,
+                            "numpy": np.__version__}}
+    rng = np.random.default_rng(20261201)
+    t_start = time.time()
+    for tc in args.types.split(","):
+        dtype, _ = TYPES[tc]
+        n = N_BYTES // np.dtype(dtype).itemsize
+        if dtype == np.int32:
+            d_x = cp.random.randint(-8, 9, n, dtype=cp.int32)
+            x64 = cp.asnumpy(d_x).astype(np.int64)
+        else:
+            d_x = (cp.random.randint(-64, 65, n, dtype=cp.int32).astype(dtype) / dtype(8)).astype(dtype)
+            x64 = cp.asnumpy(d_x).astype(np.float64)
+        for op in args.ops.split(","):
+            mods = {b: cp.RawModule(path=os.path.join(args.gpubench, f"{tc}-{op}", f"{b}.cubin"))
+                    for b in ("cooplink", "whole", "nvcc", "baselines", "k4")
+                    if os.path.exists(os.path.join(args.gpubench, f"{tc}-{op}", f"{b}.cubin"))}
+            for dist in args.lengths.split(","):
+                t0 = time.time()
+                res = run_config(cp, mods, cub, numba_k, tc, op, dist, d_x, x64, args.rounds, rng, sm_count,
+                                 torch, args.explore and tc == "f32" and op == "sum")
+                res["seconds"] = time.time() - t0
+                results["configs"].append(res)
+                k = res["kernels"]
+                print(f"{tc} {op:3} {dist:>6}: ceiling {k['read ceiling'].get('gbs', 0):6.0f} GB/s | " +
+                      " | ".join(f"{lab.replace('cooplink ', '')} {v['share']:.3f}" for lab, v in k.items()
+                                 if lab.startswith(("cooplink", "plan")) and "share" in v) +
+                      f" | cub {k['cub::DeviceSegmentedReduce'].get('share', 0):.3f}" +
+                      f" | wrong {sum(v.get('wrong', 0) for v in k.values())} ({res['seconds']:.0f} s)",
+                      flush=True)
+            del mods
+        del d_x, x64
+    results["gpu_after"] = gpu_facts(cp)
+    results["seconds"] = time.time() - t_start
+    with open(os.path.join(args.out, "segreduce.json"), "w") as f:
+        json.dump(results, f, indent=1)
+    wrong = sum(v.get("wrong", 0) for c in results["configs"] for v in c["kernels"].values())
+    errors = [f"{c['type']} {c['op']} {c['lengths']} {k}: {v['error']}" for c in results["configs"]
+              for k, v in c["kernels"].items() if "error" in v]
+    print(f"{len(results['configs'])} configurations in {results['seconds']:.0f} s; wrong results: {wrong}")
+    for e in errors:
+        print("error:", e)
+    return 1 if wrong else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

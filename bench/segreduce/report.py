@@ -1,0 +1,206 @@
+"""Tables (Markdown) and plots (PNG) from bench/segreduce/bench.py's JSON.
+
+    python3 bench/segreduce/report.py bench/results/segreduce/segreduce.json   # writes beside it:
+        segreduce.md, segreduce_f32.png, segreduce_all.png
+"""
+import json
+import os
+import statistics
+import sys
+
+LENGTHS = ["32", "128", "1024", "8192", "65536", "1M", "random", "heavy"]
+# issue 10's targets for float32: share of the read ceiling for cooplink's adaptive launcher
+TARGET = {"32": 0.80, "128": 0.97, "1024": 0.97, "8192": 0.97, "65536": 0.97, "1M": 0.97, "random": 0.95,
+          "heavy": 0.90}
+FIXED = ["block", "warp4", "warp8", "warp16", "warp32"]
+BASELINES = ["cub::DeviceSegmentedReduce", "torch.segment_reduce", "talk's shared-memory tree"]
+
+
+def share(c, label):
+    return c["kernels"].get(label, {}).get("share")
+
+
+def fmt(v, digits=3):
+    return "-" if v is None else f"{v:.{digits}f}"
+
+
+def configs(res, tc, op):
+    by = {c["lengths"]: c for c in res["configs"] if c["type"] == tc and c["op"] == op}
+    return [(d, by[d]) for d in LENGTHS if d in by]
+
+
+def best_fixed(c):
+    cand = [(share(c, f"cooplink {k}") or 0, k) for k in FIXED]
+    return max(cand)
+
+
+def headline(res, lines):
+    lines += ["## float32: share of the read ceiling measured in the same run", "",
+              "| lengths | segments | read ceiling GB/s | **cooplink adaptive** | plan | best fixed cooplink kernel | "
+              "cub::DeviceSegmentedReduce | torch.segment_reduce | talk's tree | adaptive / CUB | adaptive / torch | "
+              "target | met |", "|" + "---|" * 13]
+    for op in ("sum", "max"):
+        for d, c in configs(res, "f32", op):
+            a = share(c, "cooplink adaptive")
+            b, bk = best_fixed(c)
+            cub, torch = share(c, BASELINES[0]), share(c, BASELINES[1])
+            lines.append(
+                f"| {op} {d} | {c['segments']} | {c['kernels']['read ceiling']['gbs']:.0f} | **{fmt(a)}** | "
+                f"{c['kernels']['cooplink adaptive'].get('plan', '')} | {bk} {fmt(b)} | {fmt(cub)} | {fmt(torch)} | "
+                f"{fmt(share(c, BASELINES[2]))} | {fmt(a / cub if a and cub else None, 2)}x | "
+                f"{fmt(a / torch if a and torch else None, 2)}x | {TARGET[d]:.2f} | "
+                f"{'yes' if a and a >= TARGET[d] else '**no**'} |")
+    lines.append("")
+
+
+def all_types(res, lines):
+    lines += ["## Every type: cooplink adaptive against CUB and torch (share of the read ceiling)", "",
+              "| type op | " + " | ".join(LENGTHS) + " |", "|---|" + "---|" * len(LENGTHS)]
+    for tc in ("f32", "f64", "i32"):
+        for op in ("sum", "max"):
+            cs = dict(configs(res, tc, op))
+            if not cs:
+                continue
+            cells = []
+            for d in LENGTHS:
+                c = cs.get(d)
+                if not c:
+                    cells.append("")
+                    continue
+                a, cub, t = share(c, "cooplink adaptive"), share(c, BASELINES[0]), share(c, BASELINES[1])
+                cell = f"{fmt(a, 2)} (CUB {fmt(cub, 2)}"
+                cell += f", torch {fmt(t, 2)})" if t else ")"
+                if a and cub and a < cub:
+                    cell = f"**{cell}**"
+                cells.append(cell)
+            lines.append(f"| {tc} {op} | " + " | ".join(cells) + " |")
+    lines += ["", "Bold: cooplink's adaptive launcher below CUB there. torch.segment_reduce has no int32 "
+              "kernel on CUDA (`NotImplementedError: \"segment_reduce_cuda\" not implemented for 'Int'`).", ""]
+
+
+def every_kernel(res, lines):
+    lines += ["## Every kernel (share of the read ceiling; fixed kernels take every segment length as it comes)",
+              ""]
+    labels = ["cooplink adaptive"] + [f"cooplink {k}" for k in FIXED] + BASELINES + ["numba adaptive"]
+    for tc in ("f32", "f64", "i32"):
+        for op in ("sum", "max"):
+            cs = configs(res, tc, op)
+            if not cs:
+                continue
+            present = [lab for lab in labels if any(lab in c["kernels"] for _, c in cs)]
+            lines += [f"**{tc} {op}**", "", "| kernel | " + " | ".join(d for d, _ in cs) + " |",
+                      "|---|" + "---|" * len(cs)]
+            for lab in present:
+                lines.append(f"| {lab} | " + " | ".join(fmt(share(c, lab)) for _, c in cs) + " |")
+            lines.append("")
+    explored = [(d, c) for d, c in configs(res, "f32", "sum") if any(k.startswith("plan ") for k in c["kernels"])]
+    if explored:
+        plans = sorted({k for _, c in explored for k in c["kernels"] if k.startswith("plan ")})
+        lines += ["**Other plans of the adaptive launcher (f32 sum, `--explore`)**", "",
+                  "| plan | " + " | ".join(d for d, _ in explored) + " |", "|---|" + "---|" * len(explored)]
+        for p in plans:
+            lines.append(f"| {p[5:]} | " + " | ".join(fmt(share(c, p)) for _, c in explored) + " |")
+        lines.append("")
+
+
+def zero_overhead(res, lines):
+    lines += ["## Zero overhead: cooplink-linked against the same kernels compiled as one program", "",
+              "`whole`: kernels.cu with the primitives' CUDA source (coopgen --print-source) in its translation "
+              "unit, NVRTC + nvJitLink as cooplink's own link; `nvcc`: the same whole program through nvcc. "
+              "Time ratio: median over the rounds of the per-round ratio, then the range over all 48 "
+              "configurations.", "",
+              "| kernel | cooplink / whole: min .. max (median) | cooplink / nvcc: min .. max (median) | "
+              "registers cooplink / whole / nvcc | local bytes | within 0.99-1.01 |", "|---|---|---|---|---|---|"]
+    for k in FIXED + ["adaptive"]:
+        row = [k]
+        ok = True
+        for other in ("whole", "nvcc"):
+            v = [c["ratios"][f"cooplink {k} / {other}"] for c in res["configs"]
+                 if f"cooplink {k} / {other}" in c["ratios"]]
+            if v:
+                ok &= all(0.99 <= x <= 1.01 for x in v)
+                row.append(f"{min(v):.4f} .. {max(v):.4f} ({statistics.median(v):.4f}), {len(v)} configs")
+            else:
+                row.append("-")
+        regs = {b: sorted({c["kernels"][f"{b} {k}"].get("regs") for c in res["configs"]
+                           if f"{b} {k}" in c["kernels"]} - {None}) for b in ("cooplink", "whole", "nvcc")}
+        local = sorted({c["kernels"][f"{b} {k}"].get("local") for c in res["configs"] for b in ("cooplink", "whole", "nvcc")
+                        if f"{b} {k}" in c["kernels"]} - {None})
+        row.append(" / ".join(",".join(map(str, regs[b])) for b in ("cooplink", "whole", "nvcc")))
+        row.append(",".join(map(str, local)))
+        row.append("yes" if ok else "**no**")
+        lines.append("| " + " | ".join(row) + " |")
+    lines.append("")
+
+
+def plots(res, outdir):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    series = [("cooplink adaptive", "cooplink adaptive", "-o"), ("cooplink warp8", "cooplink warp8", ":^"),
+              ("cooplink warp32", "cooplink warp32", ":v"), ("cooplink block", "cooplink block", ":s"),
+              (BASELINES[0], "cub::DeviceSegmentedReduce", "--x"), (BASELINES[1], "torch.segment_reduce", "--+"),
+              (BASELINES[2], "talk's shared-memory tree", "-.d"), ("numba adaptive", "Numba (cooplink.numba) adaptive", "-*")]
+
+    def panel(ax, tc, op):
+        cs = configs(res, tc, op)
+        xs = list(range(len(cs)))
+        for label, name, style in series:
+            ys = [share(c, label) for _, c in cs]
+            if any(y is not None for y in ys):
+                ax.plot(xs, [y if y is not None else float("nan") for y in ys], style, label=name)
+        ax.set_xticks(xs, [d for d, _ in cs])
+        ax.set_ylim(0, 1.08)
+        ax.axhline(1.0, color="grey", lw=0.6)
+        ax.set_title(f"{tc} {op}, 1 GiB")
+        ax.set_xlabel("segment length")
+        ax.grid(alpha=0.3)
+
+    fig, axes = plt.subplots(1, 2, figsize=(13, 4.8), sharey=True)
+    for ax, op in zip(axes, ("sum", "max")):
+        panel(ax, "f32", op)
+    axes[0].set_ylabel("share of the read bandwidth (same run)")
+    axes[1].legend(fontsize=8, loc="lower right")
+    fig.suptitle(f"Segmented reduction on {res['gpu_before']['name']}: cooplink vs CUB, torch, the talk's kernel")
+    fig.tight_layout()
+    fig.savefig(os.path.join(outdir, "segreduce_f32.png"), dpi=110)
+    fig, axes = plt.subplots(3, 2, figsize=(13, 12), sharey=True)
+    for i, tc in enumerate(("f32", "f64", "i32")):
+        for j, op in enumerate(("sum", "max")):
+            panel(axes[i][j], tc, op)
+    axes[0][1].legend(fontsize=8, loc="lower right")
+    fig.tight_layout()
+    fig.savefig(os.path.join(outdir, "segreduce_all.png"), dpi=90)
+
+
+def main():
+    path = sys.argv[1]
+    res = json.load(open(path))
+    outdir = os.path.dirname(os.path.abspath(path))
+    g = res["gpu_before"]
+    lines = ["# bench/segreduce results", "",
+             f"- GPU: {g['name']}, {g['sm_count']} SMs; CUDA runtime {g['cuda runtime']}, driver API {g['driver']}",
+             f"- nvidia-smi before: `{list(g.values())[0]}`; after: `{list(res['gpu_after'].values())[0]}` "
+             "(name, SM clock, memory clock, max SM, max memory, driver, power, temperature)",
+             f"- versions: {', '.join(f'{k} {v}' for k, v in res['versions'].items())}",
+             f"- command (GPU machine, device tool): `bash bench/segreduce/run.sh {res['command'].split('--out')[1].split(' ', 2)[-1]}` "
+             f"(`{res['command']}`), {len(res['configs'])} configurations in {res['seconds']:.0f} s",
+             "- prepared here with `bash bench/segreduce/prepare.sh`; this file: "
+             "`python3 bench/segreduce/report.py bench/results/segreduce/segreduce.json`",
+             f"- every kernel's output poisoned, then compared for equality with the float64/int64 host reference: "
+             f"{sum(v.get('checked', 0) for c in res['configs'] for v in c['kernels'].values())} segment results "
+             f"checked, {sum(v.get('wrong', 0) for c in res['configs'] for v in c['kernels'].values())} wrong",
+             "- bytes counted: input + offsets + output; share = GB/s over the read ceiling (baselines.cu read_bw) "
+             "measured beside it in the same configuration's rounds", ""]
+    headline(res, lines)
+    all_types(res, lines)
+    zero_overhead(res, lines)
+    every_kernel(res, lines)
+    with open(os.path.join(outdir, "segreduce.md"), "w") as f:
+        f.write("\n".join(lines) + "\n")
+    plots(res, outdir)
+    print("\n".join(lines[:40]))
+
+
+if __name__ == "__main__":
+    main()
