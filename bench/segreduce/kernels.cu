@@ -10,7 +10,7 @@
 // Kernels (extern "C"; 256 threads a block):
 //   sr_block                one block per segment: vectorized BlockLoad tiles, one BlockReduce; segments
 //                           longer than `defer` are queued for sr_chunks (the other first stage)
-//   sr_warp<L>              one logical warp of L lanes per segment, SR_K segments in flight per warp
+//   sr_warp<L>, sr_warp<L>u one logical warp of L lanes per segment, SR_K segments in flight per warp
 //                           (vectorized WarpLoad, one WarpReduce each); segments longer than `defer`
 //                           are queued for sr_chunks instead (a first stage of the adaptive launcher)
 //   sr_chunks               the queued segments, SR_CHUNK items per block (the second stage)
@@ -40,7 +40,7 @@
 #define SR_K 2 /* segments in flight per logical warp (4 measured slower: 48 registers, fewer warps) */
 #endif
 #ifndef SR_WARP_MIN_BLOCKS
-#define SR_WARP_MIN_BLOCKS 1
+#define SR_WARP_MIN_BLOCKS 1 /* blocks an SM must hold (prepare.sh: 8 for 4-byte types, 6 for 8-byte: no spills) */
 #endif
 #define SR_BTILE (SR_THREADS * SR_N)
 
@@ -60,15 +60,15 @@ __device__ __forceinline__ SR_T thread_reduce(const SR_T (&x)[SR_N])
 }
 
 /* The first index at or after p on a 16-byte boundary (the input is 16-byte aligned). */
-__device__ __forceinline__ long long align_up(long long p) { return (p + SR_N - 1) / SR_N * SR_N; }
+__device__ __forceinline__ int align_up(int p) { return (p + SR_N - 1) / SR_N * SR_N; }
 
 /* acc combined with in[p, e) by one logical warp of L lanes (lane = this thread's place in it): the
  * unaligned head one item a lane, full tiles as vectors two at a time, the ragged end guarded. */
 #define WARP_RANGE(L)                                                                                        \
-  __device__ __forceinline__ SR_T warp_range_##L(const SR_T *in, long long p, long long e, int lane, SR_T acc)      \
+  __device__ __forceinline__ SR_T warp_range_##L(const SR_T *in, int p, int e, int lane, SR_T acc)                \
   {                                                                                                          \
     const SR_T id = SR_ID;                                                                                         \
-    const long long a = align_up(p) < e ? align_up(p) : e;                                                   \
+    const int a = min(align_up(p), e);                                                                       \
     if (lane < a - p) acc = OPF(acc, in[p + lane]);                                                          \
     for (p = a; p + 2 * L * SR_N <= e; p += 2 * L * SR_N) {                                                        \
       SR_T x[SR_N], y[SR_N];                                                                                          \
@@ -84,7 +84,7 @@ __device__ __forceinline__ long long align_up(long long p) { return (p + SR_N - 
     }                                                                                                        \
     if (p < e) {                                                                                             \
       SR_T x[SR_N];                                                                                                \
-      WLOADG(L)(in + p, x, (int)(e - p), &id, 0);                                                            \
+      WLOADG(L)(in + p, x, e - p, &id, 0);                                                                   \
       acc = OPF(acc, thread_reduce(x));                                                                      \
     }                                                                                                        \
     return acc;                                                                                              \
@@ -118,12 +118,12 @@ __device__ __forceinline__ void sr_write_items(int s, long long len, unsigned lo
 /* One logical warp of L lanes per segment, SR_K consecutive segments at a time: the first tile of each is
  * loaded before any is reduced, so that SR_K loads are in flight per lane, and the next SR_K segments'
  * offsets are loaded while these are reduced. */
-#define WARP_KERNEL(L)                                                                                       \
-  WARP_RANGE(L)                                                                                              \
-  extern "C" __global__ void __launch_bounds__(SR_THREADS, SR_WARP_MIN_BLOCKS)                               \
-    sr_warp##L(const SR_T *in, const int *off, SR_T *out, int n_seg, long long defer,                       \
+#define WARP_KERNEL(L, NAME, MIN_BLOCKS)                                                                     \
+  extern "C" __global__ void __launch_bounds__(SR_THREADS, MIN_BLOCKS)                                       \
+    NAME(const SR_T *in, const int *off, SR_T *out, int n_seg, long long defer_items,                 \
                unsigned long long *queue, sr_record *rec, int2 *items)                                      \
   {                                                                                                          \
+    const int defer = (int)min(defer_items, 0x7fffffffLL);                                             \
     const SR_T id = SR_ID;                                                                                   \
     const int lane = threadIdx.x % L;                                                                        \
     const int stride = gridDim.x * (SR_THREADS / L) * SR_K;                                                  \
@@ -168,17 +168,23 @@ __device__ __forceinline__ void sr_write_items(int s, long long len, unsigned lo
     }                                                                                                        \
   }
 
-WARP_KERNEL(4)
-WARP_KERNEL(8)
-WARP_KERNEL(16)
-WARP_KERNEL(32)
+/* sr_warp<L>: registers bounded so that an SM holds SR_WARP_MIN_BLOCKS blocks (best for short segments);
+ * sr_warp<L>u: unbounded (more registers, fewer warps: best for segments of a few KB) */
+#define WARP_KERNELS(L)                                                                                      \
+  WARP_RANGE(L)                                                                                              \
+  WARP_KERNEL(L, sr_warp##L, SR_WARP_MIN_BLOCKS)                                                             \
+  WARP_KERNEL(L, sr_warp##L##u, 1)
+WARP_KERNELS(4)
+WARP_KERNELS(8)
+WARP_KERNELS(16)
+WARP_KERNELS(32)
 
 /* This thread's part of in[p, e) for a whole block: head, full tiles two at a time, guarded end. */
-__device__ __forceinline__ SR_T block_range(const SR_T *in, long long p, long long e)
+__device__ __forceinline__ SR_T block_range(const SR_T *in, int p, int e)
 {
   const SR_T id = SR_ID;
   SR_T acc = id;
-  const long long a = align_up(p) < e ? align_up(p) : e;
+  const int a = min(align_up(p), e);
   if (threadIdx.x < a - p) acc = in[p + threadIdx.x];
   for (p = a; p + 2 * SR_BTILE <= e; p += 2 * SR_BTILE) {
     SR_T x[SR_N], y[SR_N];
@@ -194,7 +200,7 @@ __device__ __forceinline__ SR_T block_range(const SR_T *in, long long p, long lo
   }
   if (p < e) {
     SR_T x[SR_N];
-    BLOADG(in + p, x, (int)(e - p), &id, 0);
+    BLOADG(in + p, x, e - p, &id, 0);
     acc = OPF(acc, thread_reduce(x));
   }
   return acc;
@@ -210,7 +216,7 @@ extern "C" __global__ void __launch_bounds__(SR_THREADS)
 {
   DECLARE_BLOCK_TEMP;
   const int s = blockIdx.x;
-  const long long b = off[s], e = off[s + 1];
+  const int b = off[s], e = off[s + 1];
   if (e - b > defer) {
     __shared__ unsigned long long q;
     if (threadIdx.x == 0) q = sr_defer(s, e - b, queue, rec);
@@ -234,8 +240,8 @@ extern "C" __global__ void __launch_bounds__(SR_THREADS)
   const unsigned chunks = (unsigned)*queue;
   for (unsigned c = blockIdx.x; c < chunks; c += gridDim.x) {
     const int2 w = items[c];
-    const long long sb = off[w.x], se = off[w.x + 1];
-    const long long b = sb + (long long)w.y * SR_CHUNK, e = b + SR_CHUNK < se ? b + SR_CHUNK : se;
+    const int sb = off[w.x], se = off[w.x + 1];
+    const int b = sb + w.y * SR_CHUNK, e = min(b + SR_CHUNK, se);
     const SR_T acc = block_range(in, b, e);
     SR_T agg;
     BRED(&acc, &agg, temp);

@@ -50,6 +50,7 @@ for t in "${types[@]}"; do
     up=$(echo "${op}_${tc}" | tr a-z A-Z)
     defs=(-Xnvrtc "-DSR_T=$ct" -Xnvrtc "-DSR_TC=$tc" -Xnvrtc "-DOP_$(echo $op | tr a-z A-Z)" -Xnvrtc "-DSR_N=$n"
           -Xnvrtc "-DSR_ID=$id" -Xnvrtc "-DSR_CHUNK=$((65536 / (n == 2 ? 8 : 4)))"
+          -Xnvrtc "-DSR_WARP_MIN_BLOCKS=$((n == 2 ? 6 : 8))"
           -Xnvrtc "-DBRED_TEMP_BYTES=COOP_BLOCK_REDUCE_${up}_T256_I1_WARP_REDUCTIONS_TEMP_BYTES")
     # the same wrappers the catalog holds, as CUDA source for the whole-program build
     grep -E "_${tc}_|_${op}_${tc}_" "$syms" | grep -E "load|_${op}_" > "$d/symbols.txt"
@@ -63,9 +64,6 @@ for t in "${types[@]}"; do
       bench/segreduce/kernels.cu -o "$d/whole.cubin"
     build/cooplink link --arch "$arch" --no-cache --no-generate "${defs[@]}" \
       bench/segreduce/baselines.cu -o "$d/baselines.cubin"
-    # for tuning: four segments in flight per logical warp instead of two
-    [ "$tc-$op" = f32-sum ] && build/cooplink link --arch "$arch" --catalog "$out/catalog" --no-cache \
-      --no-generate "${defs[@]}" -Xnvrtc -DSR_K=4 bench/segreduce/kernels.cu -o "$d/k4.cubin"
     # the same whole program compiled by nvcc, as a CUDA C++ user would build it
     nvdefs=()
     for ((i = 1; i < ${#defs[@]}; i += 2)); do nvdefs+=("${defs[i]}"); done

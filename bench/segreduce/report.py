@@ -12,7 +12,7 @@ LENGTHS = ["32", "128", "1024", "8192", "65536", "1M", "random", "heavy"]
 # issue 10's targets for float32: share of the read ceiling for cooplink's adaptive launcher
 TARGET = {"32": 0.80, "128": 0.97, "1024": 0.97, "8192": 0.97, "65536": 0.97, "1M": 0.97, "random": 0.95,
           "heavy": 0.90}
-FIXED = ["block", "warp4", "warp8", "warp16", "warp32"]
+FIXED = ["block", "warp4", "warp8", "warp16", "warp32", "warp4u", "warp8u", "warp16u", "warp32u"]
 BASELINES = ["cub::DeviceSegmentedReduce", "torch.segment_reduce", "talk's shared-memory tree"]
 
 
