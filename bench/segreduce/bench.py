@@ -239,7 +239,8 @@ def run_config(cp, mods, cub, numba_k, tc, op, dist, d_x, x64, rounds, rng, sm_c
             holder["o"] = torch.segment_reduce(t_x, "sum" if op == "sum" else "max", offsets=t_off, axis=0)
         R.add("torch.segment_reduce", torch_launch, lambda: cp.asarray(holder["o"]), bytes_)
     if numba_k is not None:
-        numba_k.add(R, tc, op, d_x, d_off, d_out, n_seg, bytes_, queue, rec, items, partial, sm_count)
+        numba_k.add(R, cp, op, d_x, d_off, d_out, n_seg, bytes_, queue, rec, items, partial, sm_count,
+                    adaptive.choose(n, n_seg, size))
     R.time(rounds)
     res = {"type": tc, "op": op, "lengths": dist, "segments": int(n_seg), "bytes": int(bytes_),
            "kernels": {k: {kk: vv for kk, vv in v.items() if kk != "times"} for k, v in R.info.items()}}

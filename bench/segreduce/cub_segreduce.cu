@@ -23,3 +23,16 @@ extern "C" int cub_sr_error_string(int e, char *buf, size_t size)
   snprintf(buf, size, "%s", cudaGetErrorString((cudaError_t)e));
   return 0;
 }
+
+// cub::DeviceScan::ExclusiveSum over the whole array (bench/scan's device-wide baseline).
+#include <cub/device/device_scan.cuh>
+
+#define DEFINE_SCAN(tc, T)                                                                                 \
+  extern "C" int cub_scan_exclusive_sum_##tc(void *temp, size_t *temp_bytes, const T *in, T *out, int n,  \
+                                              cudaStream_t stream)                                         \
+  {                                                                                                        \
+    return (int)cub::DeviceScan::ExclusiveSum(temp, *temp_bytes, in, out, n, stream);                      \
+  }
+DEFINE_SCAN(f32, float)
+DEFINE_SCAN(f64, double)
+DEFINE_SCAN(i32, int)

@@ -1,0 +1,72 @@
+// Segmented exclusive sum from cooplink primitives: one block per segment, tile by tile, BlockLoad,
+// BlockScan with a running prefix (the carry of the tiles before), BlockStore. Two builds as in
+// bench/segreduce/kernels.cu: linked by cooplink, or with the wrappers' CUDA source in this translation
+// unit (-DCOOP_WHOLE_PROGRAM). Parameters (-D): SC_T, SC_TC, SC_N (items a thread holds: two 16-byte
+// vectors), SC_V (items a vector holds).
+//
+// Tiles: full tiles on a 16-byte boundary load and store as vectors (blocked, coalesced); a segment
+// that starts off a boundary first takes a shorter tile that ends on one; the ragged end is guarded.
+#include "scan.h"
+#ifdef COOP_WHOLE_PROGRAM
+#include COOP_WHOLE_PROGRAM
+#endif
+
+#define CAT_(a, b) a##b
+#define CAT(a, b) CAT_(a, b)
+#define CAT3(a, b, c) CAT(CAT(a, b), c)
+#define CAT4(a, b, c, d) CAT(CAT3(a, b, c), d)
+
+#define SC_THREADS 256
+#define SC_TILE (SC_THREADS * SC_N)
+#define BLOAD CAT4(coop_block_load_, SC_TC, _t256, CAT3(_i, SC_N, _vectorize))
+#define BLOADG CAT4(coop_block_load_guarded_, SC_TC, _t256, CAT3(_i, SC_N, _direct))
+#define BSTORE CAT4(coop_block_store_, SC_TC, _t256, CAT3(_i, SC_N, _vectorize))
+#define BSTOREG CAT4(coop_block_store_guarded_, SC_TC, _t256, CAT3(_i, SC_N, _direct))
+#define BSCAN CAT4(coop_block_exclusive_scan_sum_prefix_, SC_TC, _t256, CAT3(_i, SC_N, _warp_scans))
+
+extern "C" __global__ void __launch_bounds__(SC_THREADS) sc_block(const SC_T *in, const int *off, SC_T *out)
+{
+  __shared__ __align__(16) unsigned char temp[SCAN_TEMP_BYTES];
+  const int b = off[blockIdx.x], e = off[blockIdx.x + 1];
+  const SC_T zero = 0;
+  SC_T running = 0;
+  int p = b;
+  const int head = (SC_V - b % SC_V) % SC_V; /* items before the first 16-byte boundary */
+  if (head) {
+    const int n = min(e - b, head + SC_TILE - SC_V); /* a tile that ends on a boundary */
+    SC_T x[SC_N], y[SC_N];
+    BLOADG(in + p, x, n, &zero, 0);
+    BSCAN(x, y, &running, temp);
+    BSTOREG(out + p, y, n, 0);
+    __syncthreads(); /* temp is reused */
+    p += n;
+  }
+  for (; p + SC_TILE <= e; p += SC_TILE) {
+    SC_T x[SC_N], y[SC_N];
+    BLOAD(in + p, x, 0);
+    BSCAN(x, y, &running, temp);
+    BSTORE(out + p, y, 0);
+    __syncthreads();
+  }
+  if (p < e) {
+    SC_T x[SC_N], y[SC_N];
+    BLOADG(in + p, x, e - p, &zero, 0);
+    BSCAN(x, y, &running, temp);
+    BSTOREG(out + p, y, e - p, 0);
+  }
+}
+
+/* The copy ceiling: every 16-byte vector read once and written once (grid-stride, four in flight). */
+extern "C" __global__ void __launch_bounds__(SC_THREADS) copy_bw(const int4 *in, int4 *out, long long n_vec)
+{
+  long long i = (long long)blockIdx.x * SC_THREADS + threadIdx.x;
+  const long long stride = (long long)gridDim.x * SC_THREADS;
+  for (; i + 3 * stride < n_vec; i += 4 * stride) {
+    int4 v[4];
+#pragma unroll
+    for (int k = 0; k < 4; ++k) v[k] = __ldg(in + i + k * stride);
+#pragma unroll
+    for (int k = 0; k < 4; ++k) out[i + k * stride] = v[k];
+  }
+  for (; i < n_vec; i += stride) out[i] = __ldg(in + i);
+}

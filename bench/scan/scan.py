@@ -1,0 +1,163 @@
+"""Segmented exclusive sum over 1 GiB on the GPU: cooplink's BlockLoad + BlockScan (running prefix) +
+BlockStore kernel against the same kernel compiled as one program, cub::DeviceScan::ExclusiveSum over
+the whole array, and the copy ceiling (every 16-byte vector read and written once), in one run.
+
+Inputs: .gpubench/scan-<type>/{cooplink,whole,nvcc}.cubin and .gpubench/cub_baselines.so, made here by
+bench/segreduce/prepare.sh. Data and checking as bench/segreduce/bench.py: multiples of 1/8 (integers
+for int32), so every prefix is exact; outputs poisoned, compared for equality with a float64/int64 host
+reference before timing. Bytes counted: input, offsets and output (the copy ceiling: input and output).
+
+    python3 bench/scan/scan.py --gpubench .gpubench --out DIR [--rounds 5] [--types f32,f64,i32]   (GPU)
+    python3 bench/scan/scan.py --report bench/results/scan/scan.json    (here: writes scan.md beside it)
+"""
+import argparse
+import ctypes
+import json
+import os
+import sys
+import time
+
+import numpy as np
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "segreduce"))
+from bench import N_BYTES, THREADS, TYPES, Runner, gpu_facts, lengths_for  # noqa: E402
+
+LENGTHS = ["128", "1024", "4096", "65536", "1M", "random"]
+
+
+def run_config(cp, mods, cub, tc, dist, d_x, x64, rounds, rng, sm_count):
+    dtype, _ = TYPES[tc]
+    size = np.dtype(dtype).itemsize
+    n = d_x.size
+    lens = lengths_for(dist, n, rng)
+    n_seg = lens.size
+    offs = np.zeros(n_seg + 1, np.int64)
+    np.cumsum(lens, out=offs[1:])
+    c = np.zeros(n + 1, x64.dtype)
+    np.cumsum(x64, out=c[1:])
+    ref = (c[:-1] - np.repeat(c[offs[:-1]], lens)).astype(dtype)  # exclusive prefix within each segment
+    d_off = cp.asarray(offs.astype(np.int32))
+    d_out = cp.empty(n, dtype)
+    R = Runner(cp, ref, np.nan if dtype != np.int32 else np.int32(0x5A5A5A5A))
+    bytes_ = 2 * n * size + (n_seg + 1) * 4
+    cb = mods["cooplink"].get_function("copy_bw")
+    n_vec = np.int64(n * size // 16)
+    sink = cp.empty_like(d_x)
+    for g in (8, 16, 32):
+        R.add(f"copy ceiling x{g}", (lambda g: lambda: cb((sm_count * g,), (THREADS,), (d_x, sink, n_vec)))(g),
+              None, 2 * n * size, check=False)
+    for build in ("cooplink", "whole", "nvcc"):
+        f = mods[build].get_function("sc_block")
+        R.add(f"{build} block scan", (lambda f: lambda: f((n_seg,), (THREADS,), (d_x, d_off, d_out)))(f), d_out,
+              bytes_, {"regs": f.num_regs, "local": f.local_size_bytes})
+    # cub::DeviceScan over the whole array: not segmented, so it is timed, not checked against ref
+    fn = getattr(cub, f"cub_scan_exclusive_sum_{tc}")
+    tb = ctypes.c_size_t(0)
+    args = lambda t: (ctypes.c_void_p(t), ctypes.byref(tb), ctypes.c_void_p(d_x.data.ptr),
+                      ctypes.c_void_p(d_out.data.ptr), ctypes.c_int(n), ctypes.c_void_p(0))
+    assert fn(*args(0)) == 0
+    temp = cp.empty(max(1, tb.value), cp.uint8)
+
+    def cub_launch():
+        e = fn(*args(temp.data.ptr))
+        if e:
+            raise RuntimeError(f"cub::DeviceScan: error {e}")
+    R.add("cub::DeviceScan (whole array)", cub_launch, d_out, 2 * n * size, check=False)
+    cub_launch()
+    whole_ref = c[:-1].astype(dtype)
+    got = cp.asnumpy(d_out)
+    R.info["cub::DeviceScan (whole array)"].update(checked=int(n), wrong=int(np.count_nonzero(got != whole_ref)))
+    R.time(rounds)
+    ceil = max(R.info[f"copy ceiling x{g}"].get("gbs", 0) for g in (8, 16, 32))
+    res = {"type": tc, "lengths": dist, "segments": int(n_seg), "bytes": int(bytes_),
+           "kernels": {k: {kk: vv for kk, vv in v.items() if kk != "times"} for k, v in R.info.items()}}
+    res["kernels"]["copy ceiling"] = {"gbs": ceil, "note": "the fastest of the three grids"}
+    for r in res["kernels"].values():
+        if "gbs" in r:
+            r["share"] = r["gbs"] / ceil
+    res["ratios"] = {f"cooplink / {o}": R.ratio("cooplink block scan", f"{o} block scan") for o in ("whole", "nvcc")}
+    return res
+
+
+def report(path):
+    res = json.load(open(path))
+    g = res["gpu_before"]
+    lines = ["# bench/scan results", "",
+             f"- GPU: {g['name']}; nvidia-smi before: `{list(g.values())[0]}`, after: `{list(res['gpu_after'].values())[0]}`",
+             f"- command (device tool): `bash bench/scan/run.sh` (`{res['command']}`), {res['seconds']:.0f} s; "
+             "prepared by `bash bench/segreduce/prepare.sh`",
+             f"- outputs poisoned and compared for equality with the host reference: "
+             f"{sum(v.get('checked', 0) for c in res['configs'] for v in c['kernels'].values())} items, "
+             f"{sum(v.get('wrong', 0) for c in res['configs'] for v in c['kernels'].values())} wrong",
+             "- share: GB/s (input + offsets + output) over the copy ceiling measured in the same configuration", "",
+             "| type | lengths | segments | copy ceiling GB/s | cooplink block scan | whole program | nvcc | "
+             "cooplink / whole | cooplink / nvcc | registers (cooplink, whole, nvcc) | cub::DeviceScan, whole array | "
+             ">= 0.85 (lengths >= 4096) |", "|" + "---|" * 12]
+    for c in res["configs"]:
+        k = c["kernels"]
+        s = k["cooplink block scan"].get("share")
+        big = c["lengths"] not in ("128", "1024")
+        lines.append(
+            f"| {c['type']} | {c['lengths']} | {c['segments']} | {k['copy ceiling']['gbs']:.0f} | {s:.3f} | "
+            f"{k['whole block scan'].get('share', 0):.3f} | {k['nvcc block scan'].get('share', 0):.3f} | "
+            f"{c['ratios']['cooplink / whole']:.4f} | {c['ratios']['cooplink / nvcc']:.4f} | "
+            f"{k['cooplink block scan'].get('regs')}, {k['whole block scan'].get('regs')}, {k['nvcc block scan'].get('regs')} | "
+            f"{k['cub::DeviceScan (whole array)'].get('share', 0):.3f} | "
+            f"{('yes' if s >= 0.85 else '**no**') if big else '-'} |")
+    with open(os.path.join(os.path.dirname(os.path.abspath(path)), "scan.md"), "w") as f:
+        f.write("\n".join(lines) + "\n")
+    print("\n".join(lines))
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--report", help="write the Markdown table from this JSON and stop")
+    ap.add_argument("--gpubench", default=".gpubench")
+    ap.add_argument("--out")
+    ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--types", default="f32,f64,i32")
+    ap.add_argument("--lengths", default=",".join(LENGTHS))
+    args = ap.parse_args()
+    if args.report:
+        report(args.report)
+        return 0
+    if not args.out:
+        ap.error("--out DIR is needed for a run")
+    import cupy as cp
+    facts = gpu_facts(cp)
+    cub = ctypes.CDLL(os.path.join(args.gpubench, "cub_baselines.so"))
+    results = {"command": " ".join(sys.argv), "gpu_before": facts, "configs": []}
+    rng = np.random.default_rng(20261202)
+    t0 = time.time()
+    for tc in args.types.split(","):
+        dtype, _ = TYPES[tc]
+        n = N_BYTES // np.dtype(dtype).itemsize
+        if dtype == np.int32:
+            d_x = cp.random.randint(-8, 9, n, dtype=cp.int32)
+            x64 = cp.asnumpy(d_x).astype(np.int64)
+        else:
+            d_x = (cp.random.randint(-64, 65, n, dtype=cp.int32).astype(dtype) / dtype(8)).astype(dtype)
+            x64 = cp.asnumpy(d_x).astype(np.float64)
+        mods = {b: cp.RawModule(path=os.path.join(args.gpubench, f"scan-{tc}", f"{b}.cubin"))
+                for b in ("cooplink", "whole", "nvcc")}
+        for dist in args.lengths.split(","):
+            res = run_config(cp, mods, cub, tc, dist, d_x, x64, args.rounds, rng, facts["sm_count"])
+            results["configs"].append(res)
+            k = res["kernels"]
+            print(f"scan {tc} {dist:>6}: copy ceiling {k['copy ceiling']['gbs']:6.0f} GB/s | cooplink "
+                  f"{k['cooplink block scan'].get('share', 0):.3f} | whole {k['whole block scan'].get('share', 0):.3f}"
+                  f" | cub::DeviceScan {k['cub::DeviceScan (whole array)'].get('share', 0):.3f} | "
+                  f"wrong {sum(v.get('wrong', 0) for v in k.values())}", flush=True)
+        del d_x, x64, mods
+    results["gpu_after"] = gpu_facts(cp)
+    results["seconds"] = time.time() - t0
+    os.makedirs(args.out, exist_ok=True)
+    with open(os.path.join(args.out, "scan.json"), "w") as f:
+        json.dump(results, f, indent=1)
+    wrong = sum(v.get("wrong", 0) for c in results["configs"] for v in c["kernels"].values())
+    print(f"{len(results['configs'])} configurations in {results['seconds']:.0f} s; wrong results: {wrong}")
+    return 1 if wrong else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
