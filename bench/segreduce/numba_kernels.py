@@ -57,7 +57,7 @@ def build(dtype, op):
         r = old >> 32
         rec[2 * r] = s
         rec[2 * r + 1] = np.int32(old & 0xFFFFFFFF)
-        return old
+        return np.int64(old)  # (shfl_sync takes signed ints)
 
     @cuda.jit(device=True, inline="always")
     def write_items(s, n, q, lane, lanes, items):
@@ -107,7 +107,7 @@ def build(dtype, op):
         def finish(d_in, out, s, b, e, x, lane, defer_items, queue, rec, items):
             n = e - b
             if n > defer_items:  # lane 0 queues it, the lanes write its work items
-                q = defer(s, n, queue, rec) if lane == 0 else np.uint64(0)
+                q = defer(s, n, queue, rec) if lane == 0 else np.int64(0)
                 first_lane = cuda.threadIdx.x % 32 // L * L
                 mask = 0xFFFFFFFF if L == 32 else ((1 << L) - 1) << first_lane
                 q = cuda.shfl_sync(mask, q, first_lane)
@@ -180,7 +180,7 @@ def build(dtype, op):
         s = cuda.blockIdx.x
         b, e = off[s], off[s + 1]
         if e - b > defer_items:
-            q = cuda.shared.array(1, np.uint64)
+            q = cuda.shared.array(1, np.int64)
             if cuda.threadIdx.x == 0:
                 q[0] = defer(s, e - b, queue, rec)
             cuda.syncthreads()
