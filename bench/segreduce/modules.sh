@@ -1,0 +1,86 @@
+# The benchmark kernels' modules, for bench/segreduce/prepare.sh (every type, for the GPU machine) and
+# tests/bench/zero_overhead.sh (CI). Sourced; the caller sets COOPGEN and COOPLINK (the two programs'
+# paths) and ARCH (sm_XX), and runs from the repository root; BM_LINK_OPTS adds options to the links
+# (--verbose: the logs name the bundles linked and each kernel's registers and stack; it also changes
+# the cubins' bytes, so the benchmark's own builds go without it).
+#
+#   bm_symbols TC N             the symbols the reduce (sum, max) and scan kernels of one type call
+#   bm_reduce TC CT N LOWEST OP CATALOG DIR
+#                               DIR/cooplink.cubin: bench/segreduce/kernels.cu linked by cooplink against
+#                               CATALOG; DIR/whole.cubin: the same source with the primitives' CUDA source
+#                               (coopgen --print-source) in its translation unit, through the same NVRTC +
+#                               nvJitLink; DIR/baselines.cubin; DIR/*.log: the links' verbose logs;
+#                               DIR/nvcc.args: the -D options, for an nvcc build of the whole program
+#   bm_scan TC CT N CATALOG DIR the same for bench/scan/scan.cu (no baselines)
+#   bm_nvcc SOURCE CATALOG DIR  DIR/nvcc.cubin: the whole program through nvcc
+
+# type code, C type, items per 16-byte vector, lowest value
+BM_TYPES=("f32 float 4 (-3.402823466e+38f)" "f64 double 2 (-1.7976931348623157e+308)" "i32 int 4 (-2147483647-1)")
+
+bm_symbols() {
+  local tc=$1 n=$2 op l i=$(($2 * 2))
+  for op in sum max; do
+    for l in 4 8 16 32; do
+      echo "coop_warp_load_${tc}_w${l}_i${n}_vectorize"
+      echo "coop_warp_load_guarded_${tc}_w${l}_i${n}_striped"
+      echo "coop_warp_reduce_${op}_${tc}_w${l}"
+    done
+    echo "coop_block_load_${tc}_t256_i${n}_vectorize"
+    echo "coop_block_load_guarded_${tc}_t256_i${n}_striped"
+    echo "coop_block_reduce_${op}_${tc}_t256_i1_warp_reductions"
+  done
+  # scan: BlockLoad, BlockScan exclusive sum with a running prefix, BlockStore (two vectors a thread)
+  echo "coop_block_load_${tc}_t256_i${i}_vectorize"
+  echo "coop_block_load_guarded_${tc}_t256_i${i}_direct"
+  echo "coop_block_store_${tc}_t256_i${i}_vectorize"
+  echo "coop_block_store_guarded_${tc}_t256_i${i}_direct"
+  echo "coop_block_exclusive_scan_sum_prefix_${tc}_t256_i${i}_warp_scans"
+}
+
+# bm_link NAME SOURCE CATALOG DIR DEFS...: cooplink.cubin and whole.cubin of SOURCE, with the wrappers of
+# DIR/symbols.txt as CUDA source for the whole program
+bm_link() {
+  local name=$1 src=$2 cat=$3 d=$4
+  shift 4
+  "$COOPGEN" --symbols "$d/symbols.txt" --arch "$ARCH" --name "$name" --print-source -o "$d/unused" > "$d/wrappers.cu"
+  rm -rf "$d/unused"
+  local link=("$COOPLINK" link --arch "$ARCH" --catalog "$cat" --no-cache --no-generate ${BM_LINK_OPTS:-} -I "$d" "$@")
+  "${link[@]}" "$src" -o "$d/cooplink.cubin" > "$d/cooplink.log" 2>&1 || { cat "$d/cooplink.log"; return 1; }
+  "${link[@]}" -I primitives -Xnvrtc '-DCOOP_WHOLE_PROGRAM="wrappers.cu"' "$src" -o "$d/whole.cubin" \
+    > "$d/whole.log" 2>&1 || { cat "$d/whole.log"; return 1; }
+  local a=("$@") i
+  : > "$d/nvcc.args"
+  for ((i = 1; i < ${#a[@]}; i += 2)); do printf '%s\n' "${a[i]}" >> "$d/nvcc.args"; done
+}
+
+bm_reduce() {
+  local tc=$1 ct=$2 n=$3 lowest=$4 op=$5 cat=$6 d=$7 id up
+  rm -rf "$d" && mkdir -p "$d"
+  [ "$op" = sum ] && id="(($ct)0)" || id="$lowest"
+  up=$(echo "${op}_${tc}" | tr a-z A-Z)
+  bm_symbols "$tc" "$n" | grep -E "_${op}_${tc}_|load_(guarded_)?${tc}_(w[0-9]+|t256)_i${n}_" | sort -u > "$d/symbols.txt"
+  local defs=(-Xnvrtc "-DSR_T=$ct" -Xnvrtc "-DSR_TC=$tc" -Xnvrtc "-DOP_$(echo "$op" | tr a-z A-Z)" -Xnvrtc "-DSR_N=$n"
+              -Xnvrtc "-DSR_ID=$id" -Xnvrtc "-DSR_CHUNK=$((65536 / (n == 2 ? 8 : 4)))"
+              -Xnvrtc "-DSR_WARP_MIN_BLOCKS=$((n == 2 ? 6 : 8))"
+              -Xnvrtc "-DBRED_TEMP_BYTES=COOP_BLOCK_REDUCE_${up}_T256_I1_WARP_REDUCTIONS_TEMP_BYTES")
+  bm_link segreduce bench/segreduce/kernels.cu "$cat" "$d" "${defs[@]}"
+  "$COOPLINK" link --arch "$ARCH" --no-cache --no-generate "${defs[@]}" bench/segreduce/baselines.cu \
+    -o "$d/baselines.cubin"
+}
+
+bm_scan() {
+  local tc=$1 ct=$2 n=$3 cat=$4 d=$5 i=$(($3 * 2)) up
+  rm -rf "$d" && mkdir -p "$d"
+  up=$(echo "$tc" | tr a-z A-Z)
+  bm_symbols "$tc" "$n" | grep -E "_${tc}_t256_i${i}_" > "$d/symbols.txt"
+  echo '#include "segreduce.h"' > "$d/scan.h"  # (scan.cu includes scan.h; the catalog's header is segreduce.h)
+  bm_link scan bench/scan/scan.cu "$cat" "$d" -Xnvrtc "-DSC_T=$ct" -Xnvrtc "-DSC_TC=$tc" -Xnvrtc "-DSC_N=$i" \
+    -Xnvrtc "-DSC_V=$n" -Xnvrtc "-DSCAN_TEMP_BYTES=COOP_BLOCK_EXCLUSIVE_SCAN_SUM_PREFIX_${up}_T256_I${i}_WARP_SCANS_TEMP_BYTES"
+}
+
+bm_nvcc() {
+  local src=$1 cat=$2 d=$3 args
+  mapfile -t args < "$d/nvcc.args"
+  nvcc -cubin -arch="$ARCH" -O3 -std=c++17 -I "$cat" -I primitives -I "$d" "${args[@]}" \
+    '-DCOOP_WHOLE_PROGRAM="wrappers.cu"' "$src" -o "$d/nvcc.cubin"
+}
