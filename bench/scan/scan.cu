@@ -11,10 +11,7 @@
 #include COOP_WHOLE_PROGRAM
 #endif
 
-#define CAT_(a, b) a##b
-#define CAT(a, b) CAT_(a, b)
-#define CAT3(a, b, c) CAT(CAT(a, b), c)
-#define CAT4(a, b, c, d) CAT(CAT3(a, b, c), d)
+#include "paste.h"
 
 #define SC_THREADS 256
 #define SC_TILE (SC_THREADS * SC_N)

@@ -20,7 +20,7 @@ import time
 import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "segreduce"))
-from bench import N_BYTES, THREADS, TYPES, Runner, gpu_facts, lengths_for  # noqa: E402
+from bench import THREADS, TYPES, Runner, gpu_facts, lengths_for, make_input  # noqa: E402
 
 LENGTHS = ["128", "1024", "4096", "65536", "1M", "random"]
 
@@ -130,14 +130,7 @@ def main():
     rng = np.random.default_rng(20261202)
     t0 = time.time()
     for tc in args.types.split(","):
-        dtype, _ = TYPES[tc]
-        n = N_BYTES // np.dtype(dtype).itemsize
-        if dtype == np.int32:
-            d_x = cp.random.randint(-8, 9, n, dtype=cp.int32)
-            x64 = cp.asnumpy(d_x).astype(np.int64)
-        else:
-            d_x = (cp.random.randint(-64, 65, n, dtype=cp.int32).astype(dtype) / dtype(8)).astype(dtype)
-            x64 = cp.asnumpy(d_x).astype(np.float64)
+        d_x, x64 = make_input(cp, tc)
         mods = {b: cp.RawModule(path=os.path.join(args.gpubench, f"scan-{tc}", f"{b}.cubin"))
                 for b in ("cooplink", "whole", "nvcc")}
         for dist in args.lengths.split(","):

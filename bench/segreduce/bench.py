@@ -137,9 +137,16 @@ class Runner:
         return statistics.median(x / y for x, y in zip(ta, tb))
 
 
-def load_cub(path):
-    lib = ctypes.CDLL(path)
-    return lib
+def make_input(cp, tc):
+    """1 GiB of type tc on the GPU and its float64 (int64) host copy: multiples of 1/8 in [-8, 8] for
+    floats, integers in [-8, 8]: every sum and prefix is exact in each type."""
+    dtype, _ = TYPES[tc]
+    n = N_BYTES // np.dtype(dtype).itemsize
+    if dtype == np.int32:
+        d_x = cp.random.randint(-8, 9, n, dtype=cp.int32)
+        return d_x, cp.asnumpy(d_x).astype(np.int64)
+    d_x = (cp.random.randint(-64, 65, n, dtype=cp.int32).astype(dtype) / dtype(8)).astype(dtype)
+    return d_x, cp.asnumpy(d_x).astype(np.float64)
 
 
 def run_config(cp, mods, cub, numba_k, tc, op, dist, d_x, x64, rounds, rng, sm_count, torch, explore):
@@ -300,7 +307,7 @@ def main():
         numba_k = numba_kernels.Kernels()
     facts = gpu_facts(cp)
     sm_count = facts["sm_count"]
-    cub = load_cub(os.path.join(args.gpubench, "cub_baselines.so"))
+    cub = ctypes.CDLL(os.path.join(args.gpubench, "cub_baselines.so"))
     os.makedirs(args.out, exist_ok=True)
     results = {"command": " ".join(sys.argv), "gpu_before": facts, "configs": [],
                "versions": {"torch": getattr(torch, "__version__", None), "cupy": cp.__version__,
@@ -308,14 +315,7 @@ def main():
     rng = np.random.default_rng(20261201)
     t_start = time.time()
     for tc in args.types.split(","):
-        dtype, _ = TYPES[tc]
-        n = N_BYTES // np.dtype(dtype).itemsize
-        if dtype == np.int32:
-            d_x = cp.random.randint(-8, 9, n, dtype=cp.int32)
-            x64 = cp.asnumpy(d_x).astype(np.int64)
-        else:
-            d_x = (cp.random.randint(-64, 65, n, dtype=cp.int32).astype(dtype) / dtype(8)).astype(dtype)
-            x64 = cp.asnumpy(d_x).astype(np.float64)
+        d_x, x64 = make_input(cp, tc)
         for op in args.ops.split(","):
             mods = {b: cp.RawModule(path=os.path.join(args.gpubench, f"{tc}-{op}", f"{b}.cubin"))
                     for b in ("cooplink", "whole", "nvcc", "baselines")

@@ -20,10 +20,7 @@
 #include COOP_WHOLE_PROGRAM
 #endif
 
-#define CAT_(a, b) a##b
-#define CAT(a, b) CAT_(a, b)
-#define CAT3(a, b, c) CAT(CAT(a, b), c)
-#define CAT4(a, b, c, d) CAT(CAT3(a, b, c), d)
+#include "paste.h"
 
 #if defined(OP_SUM)
 #define OPN sum

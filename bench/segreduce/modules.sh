@@ -44,7 +44,7 @@ bm_link() {
   shift 4
   "$COOPGEN" --symbols "$d/symbols.txt" --arch "$ARCH" --name "$name" --print-source -o "$d/unused" > "$d/wrappers.cu"
   rm -rf "$d/unused"
-  local link=("$COOPLINK" link --arch "$ARCH" --catalog "$cat" --no-cache --no-generate ${BM_LINK_OPTS:-} -I "$d" "$@")
+  local link=("$COOPLINK" link --arch "$ARCH" --catalog "$cat" --no-cache --no-generate ${BM_LINK_OPTS:-} -I "$d" -I bench/segreduce "$@")
   "${link[@]}" "$src" -o "$d/cooplink.cubin" > "$d/cooplink.log" 2>&1 || { cat "$d/cooplink.log"; return 1; }
   "${link[@]}" -I primitives -Xnvrtc '-DCOOP_WHOLE_PROGRAM="wrappers.cu"' "$src" -o "$d/whole.cubin" \
     > "$d/whole.log" 2>&1 || { cat "$d/whole.log"; return 1; }
@@ -81,6 +81,6 @@ bm_scan() {
 bm_nvcc() {
   local src=$1 cat=$2 d=$3 args
   mapfile -t args < "$d/nvcc.args"
-  nvcc -cubin -arch="$ARCH" -O3 -std=c++17 -I "$cat" -I primitives -I "$d" "${args[@]}" \
+  nvcc -cubin -arch="$ARCH" -O3 -std=c++17 -I "$cat" -I primitives -I "$d" -I bench/segreduce "${args[@]}" \
     '-DCOOP_WHOLE_PROGRAM="wrappers.cu"' "$src" -o "$d/nvcc.cubin"
 }

@@ -66,6 +66,33 @@ def build(dtype, op):
             items[2 * (first + j)] = s
             items[2 * (first + j) + 1] = j
 
+    def range_reduce(load, loadg, tile):
+        """acc combined with d_in[p, e) by a group (a logical warp or a block) whose thread `rank` this
+        is, loading tiles of `tile` items: the unaligned head one item a thread, full tiles as vectors two
+        at a time, the ragged end guarded."""
+        @cuda.jit(device=True, inline="always")
+        def f(d_in, p, e, rank, acc):
+            x = cuda.local.array(vec, nb)
+            y = cuda.local.array(vec, nb)
+            a = min((p + vec - 1) // vec * vec, e)
+            if rank < a - p:
+                acc = opf(acc, d_in[p + rank])
+            p = a
+            while p + 2 * tile <= e:
+                load(d_in[p:], x)
+                load(d_in[p + tile:], y)
+                acc = opf(acc, opf(thread_reduce(x), thread_reduce(y)))
+                p += 2 * tile
+            if p + tile <= e:
+                load(d_in[p:], x)
+                acc = opf(acc, thread_reduce(x))
+                p += tile
+            if p < e:
+                loadg(d_in[p:], x, e - p, ident)
+                acc = opf(acc, thread_reduce(x))
+            return acc
+        return f
+
     kernels = {}
 
     def warp_kernel(L, bounded):
@@ -74,27 +101,7 @@ def build(dtype, op):
         wred = coop.warp.make_sum(dtype, L) if is_sum else coop.warp.make_reduce(dtype, op, L)
         tile = L * vec
 
-        @cuda.jit(device=True, inline="always")
-        def warp_range(d_in, p, e, lane, acc):
-            x = cuda.local.array(vec, nb)
-            y = cuda.local.array(vec, nb)
-            a = min((p + vec - 1) // vec * vec, e)
-            if lane < a - p:
-                acc = opf(acc, d_in[p + lane])
-            p = a
-            while p + 2 * tile <= e:
-                wload(d_in[p:], x)
-                wload(d_in[p + tile:], y)
-                acc = opf(acc, opf(thread_reduce(x), thread_reduce(y)))
-                p += 2 * tile
-            if p + tile <= e:
-                wload(d_in[p:], x)
-                acc = opf(acc, thread_reduce(x))
-                p += tile
-            if p < e:
-                wloadg(d_in[p:], x, e - p, ident)
-                acc = opf(acc, thread_reduce(x))
-            return acc
+        warp_range = range_reduce(wload, wloadg, tile)
 
         @cuda.jit(device=True, inline="always")
         def first_tile(d_in, b, n, defer_items, x):
@@ -152,28 +159,11 @@ def build(dtype, op):
     bloadg = coop.block.make_load(dtype, THREADS, vec, "striped")
     bred = coop.block.make_sum(dtype, THREADS) if is_sum else coop.block.make_reduce(dtype, THREADS, op)
 
+    brange = range_reduce(bload, bloadg, btile)
+
     @cuda.jit(device=True, inline="always")
     def block_range(d_in, p, e):
-        x = cuda.local.array(vec, nb)
-        y = cuda.local.array(vec, nb)
-        acc = ident
-        a = min((p + vec - 1) // vec * vec, e)
-        if cuda.threadIdx.x < a - p:
-            acc = d_in[p + cuda.threadIdx.x]
-        p = a
-        while p + 2 * btile <= e:
-            bload(d_in[p:], x)
-            bload(d_in[p + btile:], y)
-            acc = opf(acc, opf(thread_reduce(x), thread_reduce(y)))
-            p += 2 * btile
-        if p + btile <= e:
-            bload(d_in[p:], x)
-            acc = opf(acc, thread_reduce(x))
-            p += btile
-        if p < e:
-            bloadg(d_in[p:], x, e - p, ident)
-            acc = opf(acc, thread_reduce(x))
-        return acc
+        return brange(d_in, p, e, cuda.threadIdx.x, ident)
 
     @cuda.jit(launch_bounds=THREADS)
     def sr_block(d_in, off, out, defer_items, queue, rec, items):

@@ -186,7 +186,7 @@ def main():
              f"- command (GPU machine, device tool): `bash bench/segreduce/run.sh {res['command'].split('--out')[1].split(' ', 2)[-1]}` "
              f"(`{res['command']}`), {len(res['configs'])} configurations in {res['seconds']:.0f} s",
              "- prepared here with `bash bench/segreduce/prepare.sh`; this file: "
-             "`python3 bench/segreduce/report.py bench/results/segreduce/segreduce.json`",
+             "`bash bench/segreduce/report.sh`",
              f"- every kernel's output poisoned, then compared for equality with the float64/int64 host reference: "
              f"{sum(v.get('checked', 0) for c in res['configs'] for v in c['kernels'].values())} segment results "
              f"checked, {sum(v.get('wrong', 0) for c in res['configs'] for v in c['kernels'].values())} wrong",
