@@ -37,8 +37,43 @@ LENGTHS = ["32", "128", "1024", "8192", "65536", "1M", "random", "heavy"]
 SEGS_IN_FLIGHT = 2      # kernels.cu SR_K
 MAX_KERNEL_MS = 200.0   # a kernel whose first run takes longer is reported from that run alone
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import plan as adaptive  # noqa: E402  (the adaptive launcher's choice, shared with the library function)
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+
+
+def _load_plan():
+    """cooplink.numba's plan (pure Python), by path: the CUDA C kernels run without the package."""
+    import importlib.util
+    path = os.path.join(HERE, "..", "..", "python", "cooplink", "numba", "_segplan.py")
+    spec = importlib.util.spec_from_file_location("segplan", path)
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules["segplan"] = mod  # (dataclasses looks the module up)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+adaptive = _load_plan()
+# other plans timed beside the chosen one (--explore): (first stage, lanes, defer in items or, negative, in
+# chunks)
+EXPLORE = [("warp", 8, 8192), ("warp", 16, 8192), ("warp", 32, 8192), ("warpu", 16, 8192), ("warpu", 32, 8192),
+           ("warpu", 32, -4), ("block", 0, -1), ("block", 0, -4), ("block", 0, -64)]
+
+
+class State:
+    """The adaptive kernels' queue, work items, partials and counters (zeroed once; a call leaves them
+    zeroed), large enough for any deferral."""
+
+    def __init__(self, cp, n, n_seg, dtype):
+        size = np.dtype(dtype).itemsize
+        self.chunk = adaptive.chunk_items(size)
+        cap = adaptive.work_capacity(n, n_seg, size, 0)
+        self.queue = cp.zeros(4, cp.uint32)
+        self.items = cp.zeros(cap, cp.uint64)
+        self.partial = cp.zeros(cap, dtype)
+        self.done = cp.zeros(cap, cp.uint32)
+
+    def args(self):
+        return self.queue, self.items, self.partial, self.done
 
 
 def lengths_for(dist, n, rng):
@@ -137,6 +172,19 @@ class Runner:
         return statistics.median(x / y for x, y in zip(ta, tb))
 
 
+def blocks_per_sm(cp, f, threads=THREADS):
+    """cuOccupancyMaxActiveBlocksPerMultiprocessor of a cupy kernel."""
+    ptr = f.kernel.ptr
+    try:
+        return cp.cuda.driver.occupancyMaxActiveBlocksPerMultiprocessor(ptr, threads, 0)
+    except AttributeError:
+        n = ctypes.c_int()
+        rc = ctypes.CDLL("libcuda.so.1").cuOccupancyMaxActiveBlocksPerMultiprocessor(
+            ctypes.byref(n), ctypes.c_void_p(ptr), threads, ctypes.c_size_t(0))
+        assert rc == 0, f"cuOccupancyMaxActiveBlocksPerMultiprocessor: {rc}"
+        return n.value
+
+
 def make_input(cp, tc):
     """1 GiB of type tc on the GPU and its float64 (int64) host copy: multiples of 1/8 in [-8, 8] for
     floats, integers in [-8, 8]: every sum and prefix is exact in each type."""
@@ -166,13 +214,9 @@ def run_config(cp, mods, cub, numba_k, tc, op, dist, d_x, x64, rounds, rng, sm_c
     poison = np.nan if dtype != np.int32 else np.int32(0x5A5A5A5A)
     R = Runner(cp, ref, poison)
     bytes_ = n * size + (n_seg + 1) * 4 + n_seg * size
-    chunk = adaptive.CHUNK_BYTES // size
-    cap_items = n // chunk + n_seg + 1
-    queue = cp.zeros(1, cp.uint64)
-    rec = cp.zeros(2 * n_seg, cp.int32)
-    items = cp.zeros(2 * cap_items, cp.int32)
-    partial = cp.zeros(cap_items, dtype)
+    state = State(cp, n, n_seg, dtype)
     huge = np.int64(1 << 62)
+    null = np.uintp(0)
 
     # the read ceiling, beside every configuration
     rb = mods["baselines"].get_function("read_bw")
@@ -186,37 +230,36 @@ def run_config(cp, mods, cub, numba_k, tc, op, dist, d_x, x64, rounds, rng, sm_c
         m = mods[build]
         info = lambda f: {"regs": f.num_regs, "local": f.local_size_bytes}
         f = m.get_function("sr_block")
-        R.add(f"{build} block", lambda: f((n_seg,), (THREADS,), (d_x, d_off, d_out, huge, queue, rec, items)),
-              d_out, bytes_, info(f))
+        R.add(f"{build} block", lambda: f((n_seg,), (THREADS,), (d_x, d_off, d_out, np.int32(n_seg), huge, null, null,
+                                                                 null, null)), d_out, bytes_, info(f))
         for L, u in [(L, u) for u in ("", "u") for L in (4, 8, 16, 32)]:
             g = m.get_function(f"sr_warp{L}{u}")
             grid = min(math.ceil(n_seg / (THREADS // L * SEGS_IN_FLIGHT)), sm_count * 32)
             R.add(f"{build} warp{L}{u}", (lambda g, grid: lambda: g((grid,), (THREADS,), (
-                d_x, d_off, d_out, np.int32(n_seg), huge, queue, rec, items)))(g, grid), d_out, bytes_, info(g))
+                d_x, d_off, d_out, np.int32(n_seg), huge, null, null, null, null)))(g, grid), d_out, bytes_, info(g))
         k = {name: m.get_function(name) for name in [f"sr_warp{L}{u}" for L in (4, 8, 16, 32) for u in ("", "u")]
-             + ["sr_block", "sr_chunks", "sr_finalize"]}
+             + ["sr_block"]}
+
         def adaptive_launch(p):
+            f = k[p.kernel]
+            grid = sm_count * blocks_per_sm(cp, f)  # every block resident at once (the tail's blocks wait)
+
             def run():
-                cp.cuda.runtime.memsetAsync(queue.data.ptr, 0, 8, 0)
-                if p.first == "block":
-                    k["sr_block"]((n_seg,), (THREADS,), (d_x, d_off, d_out, np.int64(p.defer), queue, rec, items))
-                else:
-                    grid = min(math.ceil(n_seg / (THREADS // p.lanes * SEGS_IN_FLIGHT)), sm_count * 32)
-                    k[f"sr_warp{p.lanes}" + ("u" if p.first == "warpu" else "")]((grid,), (THREADS,), (d_x, d_off, d_out, np.int32(n_seg),
-                                                                 np.int64(p.defer), queue, rec, items))
-                k["sr_chunks"]((sm_count * 8,), (THREADS,), (d_x, d_off, d_out, queue, items, partial))
-                k["sr_finalize"]((sm_count * 2,), (THREADS,), (d_off, d_out, queue, rec, partial))
+                f((grid,), (THREADS,), (d_x, d_off, d_out, np.int32(n_seg), np.int64(p.defer), *state.args()))
             return run
-        res_info = {"regs": max(f.num_regs for f in k.values()), "local": max(f.local_size_bytes for f in k.values())}
         p = adaptive.choose(n, n_seg, size)
-        R.add(f"{build} adaptive", adaptive_launch(p), d_out, bytes_, dict(res_info, plan=str(p)))
+        f = k[p.kernel]
+        R.add(f"{build} adaptive", adaptive_launch(p), d_out, bytes_,
+              {"regs": f.num_regs, "local": f.local_size_bytes, "plan": str(p)})
+        left = sum(int(cp.count_nonzero(a)) for a in (state.queue, state.items, state.done))
+        if left and "wrong" in R.info[f"{build} adaptive"]:  # a call must leave the queue zeroed
+            R.info[f"{build} adaptive"]["wrong"] += 1
+            R.info[f"{build} adaptive"]["first_wrong"] = f"{left} queue words left non-zero"
         if explore and build == "cooplink":
-            for q in (adaptive.Plan("warp", 8, 8192), adaptive.Plan("warp", 16, 8192),
-                      adaptive.Plan("warp", 32, 8192), adaptive.Plan("warpu", 16, 8192),
-                      adaptive.Plan("warpu", 32, 8192), adaptive.Plan("warpu", 32, 32768),
-                      adaptive.Plan("block", 0, 16 * chunk)):
+            for first, lanes, defer in EXPLORE:
+                q = adaptive.Plan(first, lanes, defer if defer > 0 else -defer * state.chunk)
                 if q != p:
-                    R.add(f"plan {q}", adaptive_launch(q), d_out, bytes_, dict(res_info, plan=str(q)))
+                    R.add(f"plan {q}", adaptive_launch(q), d_out, bytes_, {"plan": str(q)})
 
     for build in ("cooplink", "whole", "nvcc"):
         fixed(build)
@@ -246,8 +289,7 @@ def run_config(cp, mods, cub, numba_k, tc, op, dist, d_x, x64, rounds, rng, sm_c
             holder["o"] = torch.segment_reduce(t_x, "sum" if op == "sum" else "max", offsets=t_off, axis=0)
         R.add("torch.segment_reduce", torch_launch, lambda: cp.asarray(holder["o"]), bytes_)
     if numba_k is not None:
-        numba_k.add(R, cp, op, d_x, d_off, d_out, n_seg, bytes_, queue, rec, items, partial, sm_count,
-                    adaptive.choose(n, n_seg, size))
+        numba_k.add(R, cp, op, d_x, d_off, d_out, n_seg, bytes_, sm_count)
     R.time(rounds)
     res = {"type": tc, "op": op, "lengths": dist, "segments": int(n_seg), "bytes": int(bytes_),
            "kernels": {k: {kk: vv for kk, vv in v.items() if kk != "times"} for k, v in R.info.items()}}
@@ -304,7 +346,7 @@ def main():
     numba_k = None
     if args.numba:
         import numba_kernels
-        numba_k = numba_kernels.Kernels()
+        numba_k = numba_kernels.Kernels(explore_min_blocks=(6,) if args.explore else ())
     facts = gpu_facts(cp)
     sm_count = facts["sm_count"]
     cub = ctypes.CDLL(os.path.join(args.gpubench, "cub_baselines.so"))

@@ -7,14 +7,13 @@
 // thread loads per tile: one 16-byte vector), SR_ID (the operator's identity), SR_CHUNK (items per chunk of a
 // long segment in the adaptive launcher).
 //
-// Kernels (extern "C"; 256 threads a block):
-//   sr_block                one block per segment: vectorized BlockLoad tiles, one BlockReduce; segments
-//                           longer than `defer` are queued for sr_chunks (the other first stage)
+// Kernels (extern "C"; 256 threads a block; each a grid-stride loop over the segments):
+//   sr_block                one block per segment: vectorized BlockLoad tiles, one BlockReduce
 //   sr_warp<L>, sr_warp<L>u one logical warp of L lanes per segment, SR_K segments in flight per warp
-//                           (vectorized WarpLoad, one WarpReduce each); segments longer than `defer`
-//                           are queued for sr_chunks instead (a first stage of the adaptive launcher)
-//   sr_chunks               the queued segments, SR_CHUNK items per block (the second stage)
-//   sr_finalize             the segments of more than one chunk: their chunks' partials (the third)
+//                           (vectorized WarpLoad, one WarpReduce each)
+// Given a queue (the adaptive launcher), each kernel defers the segments longer than `defer` items and then
+// reduces them in chunks of SR_CHUNK items, a block a chunk, with every block of the grid (sr_tail): one
+// launch, whatever the lengths. Without one (a null queue), the kernel is the fixed kernel alone.
 #include "segreduce.h"
 #ifdef COOP_WHOLE_PROGRAM
 #include COOP_WHOLE_PROGRAM
@@ -87,94 +86,36 @@ __device__ __forceinline__ int align_up(int p) { return (p + SR_N - 1) / SR_N * 
     return acc;                                                                                              \
   }
 
-/* The segments a first stage leaves to sr_chunks (longer than its `defer`). The queue counter (cleared by
- * the launcher before each call) holds (records << 32 | chunks), so that records in queue order have
- * increasing first chunks; a record names its segment and first chunk; each chunk has a work item
- * (segment, chunk number), so that sr_chunks finds its range with one load. */
-struct sr_record {
-  int seg;
-  unsigned first_chunk;
+/* The adaptive launcher's deferred segments. A first stage that meets a segment longer than `defer`
+ * reserves its chunks of SR_CHUNK items (a contiguous range of work items) and writes one work item per
+ * chunk, (segment + 1) << 32 | chunk number, where 0 means "not written yet". When its own share is done,
+ * a block takes work items by ticket until every block is done and no reserved item is left (sr_tail).
+ * A segment of several chunks leaves one partial per chunk; the block that finishes its last chunk
+ * combines them in chunk order. The launch must fit on the GPU at once (grid <= blocks per SM x SMs), as
+ * blocks wait for each other. Every call leaves the queue, the items and the counters zeroed. */
+struct sr_queue {
+  unsigned chunks;   /* work items reserved */
+  unsigned taken;    /* tickets handed out */
+  unsigned finished; /* blocks through their first-stage share */
+  unsigned exited;   /* blocks out of the tail: the last one zeroes the queue */
 };
 
 __device__ __forceinline__ unsigned sr_chunk_count(long long len) { return (unsigned)((len + SR_CHUNK - 1) / SR_CHUNK); }
 
-/* Called by one thread of the group that defers segment s; returns (record << 32 | first chunk). */
-__device__ __forceinline__ unsigned long long sr_defer(int s, long long len, unsigned long long *queue, sr_record *rec)
+__device__ __forceinline__ unsigned sr_load_acquire(const unsigned *p)
 {
-  const unsigned long long old = atomicAdd(queue, (1ull << 32) | sr_chunk_count(len));
-  rec[old >> 32] = sr_record{s, (unsigned)old};
-  return old;
+  unsigned v;
+  asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
+  return v;
 }
 
-/* The group's lanes (`lane` of `lanes`) write the work items of the segment sr_defer queued as `q`. */
-__device__ __forceinline__ void sr_write_items(int s, long long len, unsigned long long q, int lane, int lanes, int2 *items)
+/* The lanes (`lane` of `lanes`) of the group that deferred segment s write its work items from `first`. */
+__device__ __forceinline__ void sr_write_items(int s, long long len, unsigned first, int lane, int lanes,
+                                               unsigned long long *items)
 {
-  for (unsigned j = lane; j < sr_chunk_count(len); j += lanes) items[(unsigned)q + j] = make_int2(s, (int)j);
+  for (unsigned j = lane; j < sr_chunk_count(len); j += lanes)
+    __stcg(items + first + j, (unsigned long long)(s + 1) << 32 | j);
 }
-
-/* One logical warp of L lanes per segment, SR_K consecutive segments at a time: the first tile of each is
- * loaded before any is reduced, so that SR_K loads are in flight per lane, and the next SR_K segments'
- * offsets are loaded while these are reduced. */
-#define WARP_KERNEL(L, NAME, MIN_BLOCKS)                                                                     \
-  extern "C" __global__ void __launch_bounds__(SR_THREADS, MIN_BLOCKS)                                       \
-    NAME(const SR_T *in, const int *off, SR_T *out, int n_seg, long long defer_items,                 \
-               unsigned long long *queue, sr_record *rec, int2 *items)                                      \
-  {                                                                                                          \
-    const int defer = (int)min(defer_items, 0x7fffffffLL);                                             \
-    const SR_T id = SR_ID;                                                                                   \
-    const int lane = threadIdx.x % L;                                                                        \
-    const int stride = gridDim.x * (SR_THREADS / L) * SR_K;                                                  \
-    int s0 = (blockIdx.x * (SR_THREADS / L) + threadIdx.x / L) * SR_K;                                       \
-    int o[SR_K + 1];                                                                                         \
-    _Pragma("unroll") for (int k = 0; k <= SR_K; ++k) o[k] = s0 < n_seg ? off[min(s0 + k, n_seg)] : 0;     \
-    for (; s0 < n_seg; s0 += stride) {                                                                       \
-      SR_T x[SR_K][SR_N];                                                                                    \
-      unsigned deferred = 0;                                                                                 \
-      _Pragma("unroll") for (int k = 0; k < SR_K; ++k)                                                       \
-      {                                                                                                      \
-        const int len = o[k + 1] - o[k];                                                                     \
-        if (len > defer) deferred |= 1u << k;                                                                \
-        if (len >= L * SR_N && o[k] % SR_N == 0 && len <= defer)                                             \
-          WLOAD(L)(in + o[k], x[k], 0);                                                                      \
-        else                                                                                                 \
-          WLOADG(L)(in + o[k], x[k], len > defer ? 0 : min(len, L * SR_N), &id, 0);                          \
-      }                                                                                                      \
-      int b[SR_K + 1];                                                                                       \
-      _Pragma("unroll") for (int k = 0; k <= SR_K; ++k)                                                      \
-      {                                                                                                      \
-        b[k] = o[k];                                                                                         \
-        if (s0 + stride < n_seg) o[k] = off[min(s0 + stride + k, n_seg)]; /* the next segments' */           \
-      }                                                                                                      \
-      _Pragma("unroll") for (int k = 0; k < SR_K; ++k)                                                       \
-      {                                                                                                      \
-        if (s0 + k >= n_seg) break;                                                                          \
-        const int len = b[k + 1] - b[k];                                                                     \
-        if (deferred & (1u << k)) { /* lane 0 queues it, the lanes write its work items */                  \
-          const unsigned mask = L == 32 ? 0xffffffffu : ((1u << L) - 1) << (threadIdx.x % 32 / L * L);      \
-          unsigned long long q = lane == 0 ? sr_defer(s0 + k, len, queue, rec) : 0;                         \
-          q = __shfl_sync(mask, q, 0, L);                                                                    \
-          sr_write_items(s0 + k, len, q, lane, L, items);                                                    \
-          continue;                                                                                          \
-        }                                                                                                    \
-        SR_T acc = thread_reduce(x[k]);                                                                      \
-        if (len > L * SR_N) acc = warp_range_##L(in, b[k] + L * SR_N, b[k + 1], lane, acc);                 \
-        SR_T agg;                                                                                            \
-        WRED(L)(&acc, &agg, 0);                                                                              \
-        if (lane == 0) out[s0 + k] = agg;                                                                    \
-      }                                                                                                      \
-    }                                                                                                        \
-  }
-
-/* sr_warp<L>: registers bounded so that an SM holds SR_WARP_MIN_BLOCKS blocks (best for short segments);
- * sr_warp<L>u: unbounded (more registers, fewer warps: best for segments of a few KB) */
-#define WARP_KERNELS(L)                                                                                      \
-  WARP_RANGE(L)                                                                                              \
-  WARP_KERNEL(L, sr_warp##L, SR_WARP_MIN_BLOCKS)                                                             \
-  WARP_KERNEL(L, sr_warp##L##u, 1)
-WARP_KERNELS(4)
-WARP_KERNELS(8)
-WARP_KERNELS(16)
-WARP_KERNELS(32)
 
 /* This thread's part of in[p, e) for a whole block: head, full tiles two at a time, guarded end. */
 __device__ __forceinline__ SR_T block_range(const SR_T *in, int p, int e)
@@ -206,64 +147,164 @@ __device__ __forceinline__ SR_T block_range(const SR_T *in, int p, int e)
 /* BRED_TEMP_BYTES: the header's COOP_BLOCK_REDUCE_<OP>_<SR_TC>_T256_I1_WARP_REDUCTIONS_TEMP_BYTES */
 #define DECLARE_BLOCK_TEMP __shared__ __align__(16) unsigned char temp[BRED_TEMP_BYTES]
 
-/* One block per segment; a segment longer than `defer` is queued for sr_chunks instead. */
-extern "C" __global__ void __launch_bounds__(SR_THREADS)
-  sr_block(const SR_T *in, const int *off, SR_T *out, long long defer, unsigned long long *queue, sr_record *rec,
-           int2 *items)
+/* The adaptive launcher's second part, run by every block of a first stage when its own share is done:
+ * the deferred segments' chunks, a block each (see sr_queue). */
+__device__ __forceinline__ void sr_tail(const SR_T *in, const int *off, SR_T *out, sr_queue *q, unsigned long long *items,
+                                     SR_T *partial, unsigned *done, void *temp)
 {
-  DECLARE_BLOCK_TEMP;
-  const int s = blockIdx.x;
-  const int b = off[s], e = off[s + 1];
-  if (e - b > defer) {
-    __shared__ unsigned long long q;
-    if (threadIdx.x == 0) q = sr_defer(s, e - b, queue, rec);
-    __syncthreads();
-    sr_write_items(s, e - b, q, threadIdx.x, SR_THREADS, items);
-    return;
+  __shared__ unsigned long long work;
+  __shared__ unsigned ticket;
+  __shared__ int combine;
+  __syncthreads(); /* every warp of the block is through its share */
+  if (threadIdx.x == 0) {
+    __threadfence();
+    atomicAdd(&q->finished, 1);
   }
-  const SR_T acc = block_range(in, b, e);
-  SR_T agg;
-  BRED(&acc, &agg, temp);
-  if (threadIdx.x == 0) out[s] = agg;
-}
-
-/* The queued segments, one chunk of SR_CHUNK items a block (grid-stride over the chunks). A segment of one
- * chunk is written out; the others leave a partial per chunk for sr_finalize. */
-extern "C" __global__ void __launch_bounds__(SR_THREADS)
-  sr_chunks(const SR_T *in, const int *off, SR_T *out, const unsigned long long *queue, const int2 *items,
-            SR_T *partial)
-{
-  DECLARE_BLOCK_TEMP;
-  const unsigned chunks = (unsigned)*queue;
-  for (unsigned c = blockIdx.x; c < chunks; c += gridDim.x) {
-    const int2 w = items[c];
-    const int sb = off[w.x], se = off[w.x + 1];
-    const int b = sb + w.y * SR_CHUNK, e = min(b + SR_CHUNK, se);
-    const SR_T acc = block_range(in, b, e);
+  for (;;) {
+    if (threadIdx.x == 0) {
+      const unsigned t = atomicAdd(&q->taken, 1);
+      unsigned long long w = 0;
+      for (;;) {
+        const bool all_done = sr_load_acquire(&q->finished) == gridDim.x;
+        if (t < sr_load_acquire(&q->chunks)) { /* reserved: written now or soon */
+          while ((w = __ldcv(items + t)) == 0) __nanosleep(32);
+          __stcg(items + t, 0ull);
+          break;
+        }
+        if (all_done) break; /* nothing more will be reserved */
+        __nanosleep(128);
+      }
+      work = w;
+      ticket = t;
+    }
+    __syncthreads();
+    const unsigned long long w = work;
+    if (w == 0) break;
+    const unsigned t = ticket, j = (unsigned)w;
+    const int s = (int)(w >> 32) - 1;
+    const int sb = off[s], se = off[s + 1];
+    const int b = sb + (int)j * SR_CHUNK;
+    const SR_T acc = block_range(in, b, min(b + SR_CHUNK, se));
     SR_T agg;
     BRED(&acc, &agg, temp);
+    const unsigned n = sr_chunk_count(se - sb);
     if (threadIdx.x == 0) {
-      if (se - sb <= SR_CHUNK) out[w.x] = agg;
-      else partial[c] = agg;
+      int last = 0;
+      if (n == 1) {
+        out[s] = agg;
+      } else {
+        partial[t] = agg;
+        __threadfence();
+        last = atomicAdd(done + (t - j), 1) == n - 1;
+      }
+      combine = last;
     }
-    __syncthreads(); /* temp is reused by the next chunk */
+    __syncthreads();
+    if (combine) { /* this segment's last chunk: its partials, in chunk order */
+      __threadfence();
+      const unsigned first = t - j;
+      SR_T a = SR_ID;
+      for (unsigned i = threadIdx.x; i < n; i += SR_THREADS) a = OPF(a, __ldcg(partial + first + i));
+      SR_T total;
+      BRED(&a, &total, temp);
+      if (threadIdx.x == 0) {
+        out[s] = total;
+        done[first] = 0;
+      }
+    }
   }
+  if (threadIdx.x == 0 && atomicAdd(&q->exited, 1) == gridDim.x - 1) *q = sr_queue{0, 0, 0, 0};
 }
 
-/* A 32-lane warp per queued segment of more than one chunk: the reduction of its chunks' partials. */
-extern "C" __global__ void __launch_bounds__(SR_THREADS)
-  sr_finalize(const int *off, SR_T *out, const unsigned long long *queue, const sr_record *rec, const SR_T *partial)
-{
-  const int records = (int)(*queue >> 32);
-  const int lane = threadIdx.x % 32;
-  for (int i = (blockIdx.x * SR_THREADS + threadIdx.x) / 32; i < records; i += gridDim.x * (SR_THREADS / 32)) {
-    const sr_record r = rec[i];
-    const unsigned n = sr_chunk_count(off[r.seg + 1] - off[r.seg]);
-    if (n <= 1) continue;
-    SR_T acc = SR_ID;
-    for (unsigned j = lane; j < n; j += 32) acc = OPF(acc, partial[r.first_chunk + j]);
-    SR_T agg;
-    WRED(32)(&acc, &agg, 0);
-    if (lane == 0) out[r.seg] = agg;
+/* One logical warp of L lanes per segment, SR_K consecutive segments at a time: the first tile of each is
+ * loaded before any is reduced, so that SR_K loads are in flight per lane, and the next SR_K segments'
+ * offsets are loaded while these are reduced. A segment longer than `defer` is deferred to the tail
+ * (q non-null: the adaptive launcher's first stage). */
+#define WARP_KERNEL(L, NAME, MIN_BLOCKS)                                                                     \
+  extern "C" __global__ void __launch_bounds__(SR_THREADS, MIN_BLOCKS)                                       \
+    NAME(const SR_T *in, const int *off, SR_T *out, int n_seg, long long defer_items, sr_queue *q,           \
+         unsigned long long *items, SR_T *partial, unsigned *done)                                          \
+  {                                                                                                          \
+    const int defer = (int)min(defer_items, 0x7fffffffLL);                                                   \
+    const SR_T id = SR_ID;                                                                                   \
+    const int lane = threadIdx.x % L;                                                                        \
+    const int stride = gridDim.x * (SR_THREADS / L) * SR_K;                                                  \
+    int s0 = (blockIdx.x * (SR_THREADS / L) + threadIdx.x / L) * SR_K;                                       \
+    int o[SR_K + 1];                                                                                         \
+    _Pragma("unroll") for (int k = 0; k <= SR_K; ++k) o[k] = s0 < n_seg ? off[min(s0 + k, n_seg)] : 0;       \
+    for (; s0 < n_seg; s0 += stride) {                                                                       \
+      SR_T x[SR_K][SR_N];                                                                                    \
+      unsigned deferred = 0;                                                                                 \
+      _Pragma("unroll") for (int k = 0; k < SR_K; ++k)                                                       \
+      {                                                                                                      \
+        const int len = o[k + 1] - o[k];                                                                     \
+        if (len > defer) deferred |= 1u << k;                                                                \
+        if (len >= L * SR_N && o[k] % SR_N == 0 && len <= defer)                                             \
+          WLOAD(L)(in + o[k], x[k], 0);                                                                      \
+        else                                                                                                 \
+          WLOADG(L)(in + o[k], x[k], len > defer ? 0 : min(len, L * SR_N), &id, 0);                          \
+      }                                                                                                      \
+      int b[SR_K + 1];                                                                                       \
+      _Pragma("unroll") for (int k = 0; k <= SR_K; ++k)                                                      \
+      {                                                                                                      \
+        b[k] = o[k];                                                                                         \
+        if (s0 + stride < n_seg) o[k] = off[min(s0 + stride + k, n_seg)]; /* the next segments' */           \
+      }                                                                                                      \
+      _Pragma("unroll") for (int k = 0; k < SR_K; ++k)                                                       \
+      {                                                                                                      \
+        if (s0 + k >= n_seg) break;                                                                          \
+        const int len = b[k + 1] - b[k];                                                                     \
+        if (deferred & (1u << k)) { /* lane 0 reserves its chunks, the lanes write its work items */        \
+          const unsigned mask = L == 32 ? 0xffffffffu : ((1u << L) - 1) << (threadIdx.x % 32 / L * L);      \
+          unsigned first = lane == 0 ? atomicAdd(&q->chunks, sr_chunk_count(len)) : 0;                       \
+          first = __shfl_sync(mask, first, 0, L);                                                            \
+          sr_write_items(s0 + k, len, first, lane, L, items);                                                \
+          continue;                                                                                          \
+        }                                                                                                    \
+        SR_T acc = thread_reduce(x[k]);                                                                      \
+        if (len > L * SR_N) acc = warp_range_##L(in, b[k] + L * SR_N, b[k + 1], lane, acc);                 \
+        SR_T agg;                                                                                            \
+        WRED(L)(&acc, &agg, 0);                                                                              \
+        if (lane == 0) out[s0 + k] = agg;                                                                    \
+      }                                                                                                      \
+    }                                                                                                        \
+    if (q) {                                                                                                 \
+      DECLARE_BLOCK_TEMP;                                                                                    \
+      sr_tail(in, off, out, q, items, partial, done, temp);                                                  \
+    }                                                                                                        \
   }
+
+/* sr_warp<L>: registers bounded so that an SM holds SR_WARP_MIN_BLOCKS blocks (best for short segments);
+ * sr_warp<L>u: unbounded (more registers, fewer warps: best for segments of a few KB) */
+#define WARP_KERNELS(L)                                                                                      \
+  WARP_RANGE(L)                                                                                              \
+  WARP_KERNEL(L, sr_warp##L, SR_WARP_MIN_BLOCKS)                                                             \
+  WARP_KERNEL(L, sr_warp##L##u, 1)
+WARP_KERNELS(4)
+WARP_KERNELS(8)
+WARP_KERNELS(16)
+WARP_KERNELS(32)
+
+/* One block per segment, grid-stride; a segment longer than `defer` is deferred to the tail (q non-null). */
+extern "C" __global__ void __launch_bounds__(SR_THREADS)
+  sr_block(const SR_T *in, const int *off, SR_T *out, int n_seg, long long defer, sr_queue *q,
+           unsigned long long *items, SR_T *partial, unsigned *done)
+{
+  DECLARE_BLOCK_TEMP;
+  __shared__ unsigned first;
+  for (int s = blockIdx.x; s < n_seg; s += gridDim.x) {
+    const int b = off[s], e = off[s + 1];
+    if (e - b > defer) {
+      if (threadIdx.x == 0) first = atomicAdd(&q->chunks, sr_chunk_count(e - b));
+      __syncthreads();
+      sr_write_items(s, e - b, first, threadIdx.x, SR_THREADS, items);
+    } else {
+      const SR_T acc = block_range(in, b, e);
+      SR_T agg;
+      BRED(&acc, &agg, temp);
+      if (threadIdx.x == 0) out[s] = agg;
+    }
+    __syncthreads(); /* temp and `first` are reused */
+  }
+  if (q) sr_tail(in, off, out, q, items, partial, done, temp);
 }

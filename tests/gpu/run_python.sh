@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # On the GPU machine (device tool): installs the carried wheels next to the host's numba-cuda (no
-# network there), runs the Python GPU suite, the Numba segmented-reduction example and the Python
+# network there), runs the Python GPU suite, the segmented_reduce suite, the Numba segmented-reduction example and the Python
 # benchmark. Prepared here by tests/gpu/prepare_python.sh; carry .gpuwheels and .gpupycat.
 #
-#   bash tests/gpu/run_python.sh [suite|example|bench|all] [FILTER]   (FILTER: only the suite's cases whose
+#   bash tests/gpu/run_python.sh [suite|segmented|example|bench|all] [FILTER]   (FILTER: only the suite's cases whose
 #                                                                     name contains it, e.g. record, warp)
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -21,6 +21,9 @@ export COOPLINK_CACHE=${COOPLINK_CACHE:-/tmp/cooplink-cache}
 "$py" -m cooplink
 if [ "$what" = suite ] || [ "$what" = all ]; then
   COOPLINK_CATALOG="$repo/.gpupycat" "$py" "$repo/tests/gpu/python_suite.py" --jobs 14 --filter "$filter" | tee "${OUT:-/tmp}/python_suite.txt" | tail -n 40
+fi
+if [ "$what" = segmented ] || [ "$what" = all ]; then
+  "$py" "$repo/tests/gpu/segmented_suite.py" --filter "$filter" | tee "${OUT:-/tmp}/segmented_suite.txt" | tail -n 60
 fi
 if [ "$what" = example ] || [ "$what" = all ]; then
   "$py" "$repo/examples/segreduce/segreduce_numba.py" | tee "${OUT:-/tmp}/segreduce_numba.txt"

@@ -8,11 +8,11 @@ from numba import cuda
 ARCH = 90
 
 
-def compile_and_link(kernel, sig, arch=ARCH):
+def compile_and_link(kernel, sig, arch=ARCH, launch_bounds=None):
     """The kernel's LTO-IR (numba-cuda, no GPU) linked through libcooplink: {ptx, log, info, linkables}."""
     from cooplink import _lib
     codes, _ = cuda.compile_all(kernel, sig, device=False, abi="numba", cc=(arch // 10, arch % 10),
-                                output="ltoir")
+                                output="ltoir", launch_bounds=launch_bounds)
     kernel_ir, linkables = codes[0], codes[1:]
     inputs = [("ltoir", kernel_ir, "kernel.ltoir")]
     # numba-cuda's own code (its bf16/fp16 shims, compiled to LTO-IR objects) goes in as it is; the
@@ -63,6 +63,18 @@ def assert_inlined(out):
     assert frames, out["log"]
     assert all(f == ("0", "0", "0") for f in frames), frames
     assert ".local" not in ptx
+
+
+@pytest.fixture
+def device_functions_without_gpu(monkeypatch):
+    """numba-cuda asks the driver for the arch when it compiles a device function (the operator's); without
+    a GPU, answer sm_90, the arch these tests compile for."""
+    import numba.cuda.dispatcher as dispatcher
+
+    class Device:
+        compute_capability = (9, 0)
+    if not cuda.is_available():
+        monkeypatch.setattr(dispatcher, "get_current_device", lambda: Device())
 
 
 @pytest.fixture

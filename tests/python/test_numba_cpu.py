@@ -423,18 +423,6 @@ def test_warp_errors():
 
 # ---------------------------------------------------------------- operators given as Python functions
 
-@pytest.fixture
-def device_functions_without_gpu(monkeypatch):
-    """numba-cuda asks the driver for the arch when it compiles a device function (the operator's); without
-    a GPU, answer sm_90, the arch these tests compile for."""
-    import numba.cuda.dispatcher as dispatcher
-
-    class Device:
-        compute_capability = (9, 0)
-    if not cuda.is_available():
-        monkeypatch.setattr(dispatcher, "get_current_device", lambda: Device())
-
-
 def test_python_function_operators(device_functions_without_gpu):
     """A non-commutative Python operator in block reduce, block scan and warp reduce: one C-ABI device
     function compiled by Numba, attached once, called by name from the generated bundles, all inlined."""

@@ -30,6 +30,7 @@ from . import _extension  # noqa: E402
 from . import block  # noqa: E402
 from . import warp  # noqa: E402
 from .._lib import CooplinkError  # noqa: E402
+from .segmented import segmented_reduce  # noqa: E402
 
 
 import types as _types  # noqa: E402
@@ -43,4 +44,4 @@ shared = _types.ModuleType("cooplink.numba.shared", "coop.shared.array(shape, dt
 shared.array = _extension.shared_array
 
 
-__all__ = ["block", "warp", "local", "shared", "CooplinkError"]
+__all__ = ["block", "warp", "local", "shared", "segmented_reduce", "CooplinkError"]

@@ -1,0 +1,63 @@
+"""The adaptive segmented reduction's choice of kernel, from what the host knows without reading the
+offsets: the item count n, the segment count and the item size. Pure Python (no import of numba or of
+libcooplink), so that bench/segreduce loads it by path for its CUDA C kernels as well; the rules come from
+the measurements in bench/results/segreduce.
+
+  warp first stage   mean segment <= WARP_BOUNDED_MAX_BYTES: sr_warp<lanes> (registers bounded, every warp
+                     an SM can hold), lanes * 16 bytes = the mean segment up to 256 bytes (4..32 lanes); up
+                     to WARP_MAX_MEAN_BYTES: sr_warp32u (unbounded registers)
+  block first stage  longer means: sr_block, one block per segment
+  the tail           every block, its own share done, takes the segments longer than `defer` items in
+                     chunks of CHUNK_BYTES (one launch: the kernels' sr_tail)
+"""
+from dataclasses import dataclass
+
+VECTOR_BYTES = 16
+CHUNK_BYTES = 65536    # bench/segreduce/modules.sh SR_CHUNK = CHUNK_BYTES / item size
+BLOCK_DEFER_CHUNKS = 16
+WARP_MAX_MEAN_BYTES = 8192
+WARP_BOUNDED_MAX_BYTES = 4096
+WARP_TILE_BYTES = 256
+WARP_DEFER_TILES = 64
+
+
+@dataclass(frozen=True)
+class Plan:
+    first: str      # "warp", "warpu" (unbounded registers) or "block"
+    lanes: int      # the warp stage's logical warp (0 for block)
+    defer: int      # items: longer segments go to the tail, in chunks
+
+    @property
+    def kernel(self):
+        """The kernel's name (bench/segreduce/kernels.cu and cooplink.numba.segmented alike)."""
+        if self.first == "block":
+            return "sr_block"
+        return f"sr_warp{self.lanes}" + ("u" if self.first == "warpu" else "")
+
+    def __str__(self):
+        return f"{self.first}{self.lanes or ''} defer>{self.defer}"
+
+
+def chunk_items(itemsize):
+    return CHUNK_BYTES // itemsize
+
+
+def choose(n, n_seg, itemsize, **override):
+    vec = VECTOR_BYTES // itemsize
+    mean = n / max(1, n_seg)
+    if mean * itemsize <= WARP_BOUNDED_MAX_BYTES:
+        lanes = 4
+        while lanes < 32 and lanes * VECTOR_BYTES < min(mean * itemsize, WARP_TILE_BYTES):
+            lanes *= 2
+        p = Plan("warp", lanes, WARP_DEFER_TILES * 32 * vec)
+    elif mean * itemsize <= WARP_MAX_MEAN_BYTES:
+        p = Plan("warpu", 32, WARP_DEFER_TILES * 32 * vec)
+    else:
+        p = Plan("block", 0, BLOCK_DEFER_CHUNKS * chunk_items(itemsize))
+    return Plan(**{**p.__dict__, **override})
+
+
+def work_capacity(n, n_seg, itemsize, defer):
+    """The most work items (chunks) a call can reserve: each deferred segment (longer than `defer`, so at
+    most n / (defer + 1) of them) rounds its last chunk up."""
+    return n // chunk_items(itemsize) + min(n_seg, n // (defer + 1)) + 1

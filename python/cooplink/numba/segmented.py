@@ -1,0 +1,414 @@
+"""Segmented reduction built from cooplink's primitives: `segmented_reduce(values, offsets, out, op)`.
+
+    from cooplink.numba import segmented_reduce
+    segmented_reduce(d_values, d_offsets, d_out, "sum")    # d_out[i] = sum(d_values[d_offsets[i]:d_offsets[i+1]])
+
+One launch, whatever the lengths: the kernel and its logical warp are chosen from the mean segment length
+(_segplan.choose), each segment is reduced by a logical warp of 4 to 32 lanes (vectorized WarpLoad,
+WarpReduce) or by a block (vectorized BlockLoad, BlockReduce), and the segments much longer than the mean
+are left to a tail in which every block of the grid takes chunks of them (a segment of several chunks is
+combined, in chunk order, by the block that finishes its last chunk). The CUDA C twin of these kernels,
+and what they were measured against, is bench/segreduce (kernels.cu).
+"""
+import functools
+import math
+
+import numpy as np
+
+from . import _segplan
+
+__all__ = ["segmented_reduce", "OPS"]
+
+THREADS = 256
+SEGS = 2           # segments in flight per logical warp (kernels.cu SR_K; written out in the warp kernel)
+OPS = ("sum", "min", "max", "prod")
+_DTYPES = ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float16", "float32",
+           "float64")
+
+
+def _at_intrinsic():
+    """at(ary, i): ary from element i on, without a slice's clamping (the loads use only the address):
+    Numba's slices cost the bounded kernels their register budget."""
+    from numba.cuda import cgutils, types
+    from numba.cuda.extending import intrinsic
+
+    @intrinsic
+    def at(typingctx, ary, i):
+        if not isinstance(ary, types.Array) or ary.ndim != 1 or not isinstance(i, types.Integer):
+            return None
+
+        def codegen(context, builder, sig, args):
+            aryty = sig.args[0]
+            a = context.make_array(aryty)(context, builder, value=args[0])
+            idx = context.cast(builder, args[1], sig.args[1], types.intp)
+            out = context.make_array(aryty)(context, builder)
+            shape = builder.sub(cgutils.unpack_tuple(builder, a.shape)[0], idx)
+            context.populate_array(out, data=builder.gep(a.data, [idx], inbounds=True),
+                                   shape=cgutils.pack_array(builder, [shape]), strides=a.strides,
+                                   itemsize=a.itemsize, meminfo=a.meminfo, parent=a.parent)
+            return out._getvalue()
+        return ary(ary, i), codegen
+    return at
+
+
+def identity(dtype, op):
+    """The operator's identity in dtype (what an empty segment gives)."""
+    dtype = np.dtype(dtype)
+    if op == "sum":
+        return dtype.type(0)
+    if op == "prod":
+        return dtype.type(1)
+    info = np.finfo(dtype) if dtype.kind == "f" else np.iinfo(dtype)
+    return dtype.type(info.max if op == "min" else info.min)  # CUB's: numeric_limits max() and lowest()
+
+
+@functools.lru_cache(maxsize=None)
+def kernel(dtype, op, name, min_blocks=None):
+    """The Numba kernel `name` (sr_block, sr_warp<L>, sr_warp<L>u) for one type and operator. Arguments:
+    (values, offsets, shift, out, n_seg, defer, tail, queue, items, partial, done), the scalars int32: offsets[i] + shift
+    indexes values; segments longer than `defer` items are left to the tail when `tail` is non-zero (then
+    the grid must fit on the GPU at once); queue (4 x uint32), items (uint64), partial (dtype) and done
+    (uint32) are zero before a call and after it. min_blocks: the blocks an SM must hold, which bounds the
+    registers of sr_warp<L> (default 8, or 6 for 8-byte types, as kernels.cu)."""
+    from numba import cuda
+    from . import _primitive, block, warp
+    dtype = np.dtype(dtype)
+    nb = _primitive.numba_dtype(dtype)
+    vec = _segplan.VECTOR_BYTES // dtype.itemsize
+    scalar, ident_value = dtype.type, identity(dtype, op).item()
+    chunk = _segplan.chunk_items(dtype.itemsize)
+    btile = THREADS * vec
+    min_blocks = min_blocks or (6 if dtype.itemsize == 8 else 8)
+    at = _at_intrinsic()
+    i32, u32 = np.int32, np.uint32  # (unsigned indices: Numba wraps signed ones around, keeping shapes live)
+    is_sum, is_prod, is_min = op == "sum", op == "prod", op == "min"
+
+    @cuda.jit(device=True, inline="always")
+    def ident():
+        # made from a Python number in the kernel: numba-cuda 0.30 lowers a float16 global to invalid IR
+        return scalar(ident_value)
+
+    @cuda.jit(device=True, inline="always")
+    def opf(a, b):
+        if is_sum:
+            return a + b
+        if is_prod:
+            return a * b
+        if is_min:
+            return a if a < b or a != a else b  # cub::Min (b < a ? b : a)
+        return b if a < b else a                 # cub::Max
+
+    @cuda.jit(device=True, inline="always")
+    def thread_reduce(x):
+        a = x[0]
+        for i in range(1, vec):
+            a = opf(a, x[i])
+        return a
+
+    @cuda.jit(device=True, inline="always")
+    def chunk_count(n):
+        return np.uint32((n + chunk - 1) // chunk)
+
+    @cuda.jit(device=True, inline="always")
+    def write_items(s, n, first, lane, lanes, items):
+        j = np.uint32(lane)
+        while j < chunk_count(n):
+            cuda.stcg(items, first + j, (np.uint64(s + 1) << np.uint64(32)) | np.uint64(j))
+            j += np.uint32(lanes)
+
+    def range_reduce(load, loadg, tile):
+        """acc combined with d_in[p, e) by a group (a logical warp or a block) whose thread `rank` this
+        is, loading tiles of `tile` items: the unaligned head one item a thread, full tiles as vectors two
+        at a time, the ragged end guarded."""
+        @cuda.jit(device=True, inline="always")
+        def f(d_in, p, e, rank, acc):
+            x = cuda.local.array(vec, nb)
+            y = cuda.local.array(vec, nb)
+            a = min(i32((p + vec - 1) // vec * vec), e)
+            if rank < a - p:
+                acc = opf(acc, d_in[u32(p + rank)])
+            p = a
+            while i32(p + 2 * tile) <= e:
+                load(at(d_in, p), x)
+                load(at(d_in, i32(p + tile)), y)
+                acc = opf(acc, opf(thread_reduce(x), thread_reduce(y)))
+                p = i32(p + 2 * tile)
+            if i32(p + tile) <= e:
+                load(at(d_in, p), x)
+                acc = opf(acc, thread_reduce(x))
+                p = i32(p + tile)
+            if p < e:
+                loadg(at(d_in, p), x, i32(e - p), ident())
+                acc = opf(acc, thread_reduce(x))
+            return acc
+        return f
+
+    bload = block.make_load(dtype, THREADS, vec, "vectorize")
+    bloadg = block.make_load(dtype, THREADS, vec, "striped")
+    bred = block.make_sum(dtype, THREADS) if is_sum else block.make_reduce(dtype, THREADS, op)
+    brange = range_reduce(bload, bloadg, btile)
+
+    @cuda.jit(device=True, inline="always")
+    def tail(d_in, off, sh, out, q, items, partial, done):
+        """Every block, its share done: the deferred segments' chunks by ticket (kernels.cu sr_tail)."""
+        work = cuda.shared.array(1, np.uint64)
+        ticket = cuda.shared.array(1, np.uint32)
+        combine = cuda.shared.array(1, np.int32)
+        tid = cuda.threadIdx.x
+        cuda.syncthreads()  # every warp of the block is through its share
+        if tid == 0:
+            cuda.threadfence()
+            cuda.atomic.add(q, 2, np.uint32(1))
+        while True:
+            if tid == 0:
+                t = cuda.atomic.add(q, 1, np.uint32(1))
+                w = np.uint64(0)
+                while True:
+                    all_done = cuda.ldcv(q, 2) == cuda.gridDim.x
+                    cuda.threadfence()
+                    if t < cuda.ldcv(q, 0):  # reserved: written now or soon
+                        w = cuda.ldcv(items, t)
+                        while w == 0:
+                            cuda.nanosleep(np.uint32(32))
+                            w = cuda.ldcv(items, t)
+                        cuda.stcg(items, t, np.uint64(0))
+                        break
+                    if all_done:  # nothing more will be reserved
+                        break
+                    cuda.nanosleep(np.uint32(128))
+                work[0] = w
+                ticket[0] = t
+            cuda.syncthreads()
+            w = work[0]
+            if w == 0:
+                break
+            t = ticket[0]
+            j = np.uint32(w & np.uint64(0xFFFFFFFF))
+            s = np.int32(w >> np.uint64(32)) - 1
+            sb, se = i32(off[u32(s)] + sh), i32(off[u32(s + 1)] + sh)
+            b = i32(sb + i32(j) * chunk)
+            agg = bred(brange(d_in, b, i32(min(b + chunk, se)), i32(tid), ident()))
+            n = chunk_count(se - sb)
+            if tid == 0:
+                last = 0
+                if n == 1:
+                    out[u32(s)] = agg
+                else:
+                    partial[t] = agg
+                    cuda.threadfence()
+                    last = 1 if cuda.atomic.add(done, t - j, np.uint32(1)) == n - 1 else 0
+                combine[0] = last
+            cuda.syncthreads()
+            if combine[0]:  # the segment's last chunk: its partials in chunk order
+                cuda.threadfence()
+                first = t - j
+                a = ident()
+                i = np.uint32(tid)
+                while i < n:
+                    a = opf(a, cuda.ldcg(partial, first + i))
+                    i += np.uint32(THREADS)
+                total = bred(a)
+                if tid == 0:
+                    out[u32(s)] = total
+                    done[first] = 0
+        if tid == 0 and cuda.atomic.add(q, 3, np.uint32(1)) == cuda.gridDim.x - 1:
+            for i in range(4):  # the last block out: the queue is zero for the next call
+                q[i] = 0
+
+    if name == "sr_block":
+        @cuda.jit(launch_bounds=THREADS)
+        def sr_block(d_in, off, sh, out, n_seg, defer_items, use_tail, q, items, partial, done):
+            first = cuda.shared.array(1, np.uint32)
+            s = cuda.blockIdx.x
+            while s < n_seg:
+                b, e = i32(off[u32(s)] + sh), i32(off[u32(s + 1)] + sh)
+                if e - b > defer_items:
+                    if cuda.threadIdx.x == 0:
+                        first[0] = cuda.atomic.add(q, 0, chunk_count(e - b))
+                    cuda.syncthreads()
+                    write_items(s, e - b, first[0], cuda.threadIdx.x, THREADS, items)
+                else:
+                    agg = bred(brange(d_in, b, e, i32(cuda.threadIdx.x), ident()))
+                    if cuda.threadIdx.x == 0:
+                        out[u32(s)] = agg
+                cuda.syncthreads()  # `first` is reused
+                s += cuda.gridDim.x
+            if use_tail:
+                tail(d_in, off, sh, out, q, items, partial, done)
+        return sr_block
+
+    if not name.startswith("sr_warp"):
+        raise ValueError(f"no segmented-reduction kernel {name!r}")
+    bounded = not name.endswith("u")
+    L = int(name[len("sr_warp"):].rstrip("u"))
+    wload = warp.make_load(dtype, vec, L, "vectorize")
+    wloadg = warp.make_load(dtype, vec, L, "striped")
+    wred = warp.make_sum(dtype, L) if is_sum else warp.make_reduce(dtype, op, L)
+    tile = L * vec
+    warp_range = range_reduce(wload, wloadg, tile)
+
+    @cuda.jit(device=True, inline="always")
+    def first_tile(d_in, b, n, defer_items, x):
+        if n >= tile and b % vec == 0 and n <= defer_items:
+            wload(at(d_in, b), x)
+        else:
+            wloadg(at(d_in, b), x, i32(0) if n > defer_items else i32(min(n, tile)), ident())
+
+    @cuda.jit(device=True, inline="always")
+    def finish(d_in, out, s, b, e, x, lane, defer_items, q, items):
+        n = i32(e - b)
+        if n > defer_items:  # lane 0 reserves its chunks, the lanes write its work items
+            first = np.int32(cuda.atomic.add(q, 0, chunk_count(n))) if lane == 0 else np.int32(0)
+            first_lane = cuda.threadIdx.x % 32 // L * L
+            mask = 0xFFFFFFFF if L == 32 else ((1 << L) - 1) << first_lane
+            first = cuda.shfl_sync(mask, first, first_lane)
+            write_items(s, n, np.uint32(first), lane, L, items)
+            return
+        acc = thread_reduce(x)
+        if n > tile:
+            acc = warp_range(d_in, i32(b + tile), e, lane, acc)
+        agg = wred(acc)
+        if lane == 0:
+            out[u32(s)] = agg
+
+    def sr_warp(d_in, off, sh, out, n_seg, defer_items, use_tail, q, items, partial, done):
+        # two segments in flight (SEGS): their first tiles are loaded before either is reduced, and the
+        # next two segments' offsets while these are reduced
+        lane = i32(cuda.threadIdx.x % L)
+        stride = i32(cuda.gridDim.x * (THREADS // L) * SEGS)
+        s0 = i32((cuda.blockIdx.x * (THREADS // L) + cuda.threadIdx.x // L) * SEGS)
+        x0 = cuda.local.array(vec, nb)
+        x1 = cuda.local.array(vec, nb)
+        o0 = o1 = o2 = np.int32(0)
+        if s0 < n_seg:
+            o0, o1, o2 = (i32(off[u32(s0)] + sh), i32(off[u32(min(s0 + 1, n_seg))] + sh),
+                          i32(off[u32(min(s0 + 2, n_seg))] + sh))
+        while s0 < n_seg:
+            first_tile(d_in, o0, i32(o1 - o0), defer_items, x0)
+            first_tile(d_in, o1, i32(o2 - o1), defer_items, x1)
+            b0, b1, b2 = o0, o1, o2
+            nxt = i32(s0 + stride)
+            if nxt < n_seg:
+                o0, o1, o2 = (i32(off[u32(nxt)] + sh), i32(off[u32(min(nxt + 1, n_seg))] + sh),
+                              i32(off[u32(min(nxt + 2, n_seg))] + sh))
+            finish(d_in, out, s0, b0, b1, x0, lane, defer_items, q, items)
+            if s0 + 1 < n_seg:
+                finish(d_in, out, i32(s0 + 1), b1, b2, x1, lane, defer_items, q, items)
+            s0 = nxt
+        if use_tail:
+            tail(d_in, off, sh, out, q, items, partial, done)
+    return cuda.jit(launch_bounds=(THREADS, min_blocks) if bounded else THREADS)(sr_warp)
+
+
+class _State:
+    """The tail's queue, work items, partials and counters of one (context, stream, dtype): zero between
+    calls (each call leaves them so), grown when a call needs more work items."""
+
+    def __init__(self):
+        self.cap = -1
+
+    def get(self, cuda, cap, dtype):
+        if cap > self.cap:
+            self.queue = cuda.to_device(np.zeros(4, np.uint32))
+            self.items = cuda.to_device(np.zeros(cap, np.uint64))
+            self.partial = cuda.device_array(cap, dtype)
+            self.done = cuda.to_device(np.zeros(cap, np.uint32))
+            self.cap = cap
+        return self.queue, self.items, self.partial, self.done
+
+
+_states = {}
+
+
+def _interface(a, what):
+    """(length, dtype, address) from the array's __cuda_array_interface__ (numba device arrays, cupy,
+    torch, ...), or an error unless it is 1-D and contiguous."""
+    cai = getattr(a, "__cuda_array_interface__", None)
+    if cai is None:
+        raise TypeError(f"segmented_reduce: {what} must be a GPU array (a numba device array or any object with "
+                        f"__cuda_array_interface__), got {type(a).__name__}")
+    shape = tuple(cai["shape"])
+    if len(shape) != 1:
+        raise ValueError(f"segmented_reduce: {what} must be 1-D, got shape {shape}")
+    dtype = np.dtype(cai["typestr"])
+    strides = cai.get("strides")
+    if strides is not None and shape[0] > 1 and strides[0] != dtype.itemsize:
+        raise ValueError(f"segmented_reduce: {what} must be contiguous (stride {strides[0]} bytes, item "
+                         f"{dtype.itemsize})")
+    return shape[0], dtype, cai["data"][0]
+
+
+def check_arguments(values, offsets, out, op):
+    """(n, n_seg, dtype, address of values) of a call, or TypeError/ValueError naming what is wrong; reads
+    only the arrays' __cuda_array_interface__ (no GPU work)."""
+    n, dtype, ptr = _interface(values, "values")
+    n_off, off_dtype, _ = _interface(offsets, "offsets")
+    n_seg, out_dtype, _ = _interface(out, "out")
+    if op not in OPS:
+        raise ValueError(f"segmented_reduce: op={op!r} is not one of {', '.join(OPS)}")
+    if dtype.name not in _DTYPES:
+        raise TypeError(f"segmented_reduce: values of dtype {dtype} are not supported (use one of "
+                        f"{', '.join(_DTYPES)})")
+    if off_dtype != np.int32:
+        raise TypeError(f"segmented_reduce: offsets must be int32, got {off_dtype}")
+    if out_dtype != dtype:
+        raise TypeError(f"segmented_reduce: out has dtype {out_dtype}, values {dtype}: they must be the same")
+    if n_off != n_seg + 1:
+        raise ValueError(f"segmented_reduce: offsets must have len(out) + 1 = {n_seg + 1} entries, got {n_off}")
+    if n >= 2 ** 31 - _segplan.VECTOR_BYTES:
+        raise ValueError(f"segmented_reduce: {n} values: int32 offsets index fewer than 2**31 - 16")
+    if ptr % dtype.itemsize:
+        raise ValueError(f"segmented_reduce: values at address {ptr:#x} are not aligned to their item size")
+    return n, n_seg, dtype, ptr
+
+
+def segmented_reduce(values, offsets, out, op="sum", stream=0, plan=None):
+    """out[i] = op over values[offsets[i]:offsets[i + 1]] for i < len(out) (the identity for an empty
+    segment, as CUB's DeviceSegmentedReduce: 0 for sum, 1 for prod, the type's largest finite value for
+    min, its lowest for max), on the GPU, asynchronously on `stream` (0 or a numba stream).
+
+    values: 1-D contiguous GPU array of int8..int64, uint8..uint64, float16, float32 or float64 (numba,
+    cupy, torch: anything with __cuda_array_interface__); offsets: 1-D int32 GPU array of len(out) + 1
+    non-decreasing offsets within values (not checked on the device, as CUB's DeviceSegmentedReduce does
+    not); out: 1-D GPU array of values' dtype; op: "sum", "min", "max" or "prod". Integer sums wrap around
+    as in C. Calls on one stream follow each other; calls on other streams have their own work queue.
+    plan: a _segplan.Plan to use instead of the chosen one."""
+    n, n_seg, dtype, ptr = check_arguments(values, offsets, out, op)
+    if n_seg == 0:
+        return
+    from numba import cuda
+    values, offsets, out = (cuda.as_cuda_array(a) for a in (values, offsets, out))
+    # vector loads need values on a 16-byte boundary: index from the boundary below, shifting the offsets
+    shift = (ptr % _segplan.VECTOR_BYTES) // dtype.itemsize
+    if shift:
+        values = cuda.from_cuda_array_interface(
+            {"shape": (n + shift,), "typestr": dtype.str, "data": (ptr - shift * dtype.itemsize, False),
+             "version": 3, "strides": None}, owner=values, sync=False)
+    p = plan or _segplan.choose(n, n_seg, dtype.itemsize)
+    k = kernel(dtype.str, op, p.kernel)
+    key = (_handle(cuda.current_context()), _handle(stream) if stream else 0, dtype.str)
+    state = _states.setdefault(key, _State()).get(cuda, _segplan.work_capacity(n, n_seg, dtype.itemsize, p.defer),
+                                                  dtype)
+    args = (values, offsets, np.int32(shift), out, np.int32(n_seg), np.int32(min(p.defer, 2 ** 31 - 1)),
+            np.int32(1), *state)
+    k[_grid(k, args), THREADS, stream](*args)
+
+
+def _handle(obj):
+    h = obj.handle
+    return h.value if hasattr(h, "value") else int(h)
+
+
+_grids = {}
+
+
+def _grid(k, args):
+    """The most blocks of kernel k that fit on the GPU at once: the tail's blocks wait for each other."""
+    from numba import cuda, typeof
+    sig = tuple(typeof(a) for a in args)
+    key = (id(k), sig, _handle(cuda.current_context()))
+    if key not in _grids:
+        if sig not in k.overloads:
+            k.compile(sig)
+        _grids[key] = k.overloads[sig].max_cooperative_grid_blocks(THREADS)
+    return _grids[key]

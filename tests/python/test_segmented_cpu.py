@@ -1,0 +1,99 @@
+"""cooplink.numba.segmented_reduce without a GPU: the plan it picks for each length class, the arguments it
+refuses (before any GPU work), and its kernels compiled for sm_90 and linked through libcooplink, every
+primitive call inlined. (tests/gpu/segmented_suite.py runs them; bench/segreduce times them.)"""
+
+import re
+
+import numpy as np
+import pytest
+from numba.cuda import types
+
+from cooplink.numba import _segplan, segmented, segmented_reduce
+from conftest import compile_and_link
+
+
+class FakeGPUArray:
+    """Only the __cuda_array_interface__ the checks read (nothing runs)."""
+
+    def __init__(self, shape, dtype, ptr=0x10000, strides=None):
+        self.__cuda_array_interface__ = {"shape": shape, "typestr": np.dtype(dtype).str, "data": (ptr, False),
+                                         "strides": strides, "version": 3}
+
+
+@pytest.mark.parametrize("mean,itemsize,want", [
+    (32, 4, "warp8 defer>8192"), (128, 4, "warp16 defer>8192"), (1024, 4, "warp16 defer>8192"),
+    (2000, 4, "warpu32 defer>8192"), (8192, 4, "block defer>262144"), (1 << 20, 4, "block defer>262144"),
+    (32, 8, "warp16 defer>4096"), (8, 4, "warp4 defer>8192"), (64, 1, "warp4 defer>32768"),
+    (100000, 2, "block defer>524288")])
+def test_plan(mean, itemsize, want):
+    n = (1 << 28) // itemsize
+    assert str(_segplan.choose(n, n // mean, itemsize)) == want
+
+
+def test_work_capacity_bounds_every_deferral():
+    # segments of defer + 1 items, each one chunk (rounded up) plus the chunks of their items
+    n, itemsize = 1 << 20, 4
+    for defer in (0, 100, 8192, 262144):
+        per = defer + 1
+        n_seg = n // per
+        chunks = n_seg * -(-per // _segplan.chunk_items(itemsize))
+        assert chunks <= _segplan.work_capacity(n, n_seg, itemsize, defer)
+
+
+def _error(*args):
+    with pytest.raises((TypeError, ValueError)) as e:
+        segmented_reduce(*args)
+    return str(e.value)
+
+
+def test_errors_name_the_problem():
+    x, off, out = FakeGPUArray((10,), np.float32), FakeGPUArray((3,), np.int32), FakeGPUArray((2,), np.float32)
+    assert _error(np.zeros(10, np.float32), off, out) == (
+        "segmented_reduce: values must be a GPU array (a numba device array or any object with "
+        "__cuda_array_interface__), got ndarray")
+    assert _error(x, FakeGPUArray((3,), np.int64), out) == "segmented_reduce: offsets must be int32, got int64"
+    assert _error(x, off, FakeGPUArray((2,), np.float64)) == (
+        "segmented_reduce: out has dtype float64, values float32: they must be the same")
+    assert _error(x, FakeGPUArray((2,), np.int32), out) == (
+        "segmented_reduce: offsets must have len(out) + 1 = 3 entries, got 2")
+    assert _error(x, off, out, "mean") == "segmented_reduce: op='mean' is not one of sum, min, max, prod"
+    assert _error(FakeGPUArray((2, 5), np.float32), off, out) == (
+        "segmented_reduce: values must be 1-D, got shape (2, 5)")
+    assert _error(FakeGPUArray((5,), np.float32, strides=(8,)), off, out) == (
+        "segmented_reduce: values must be contiguous (stride 8 bytes, item 4)")
+    assert _error(FakeGPUArray((10,), np.complex64), off, FakeGPUArray((2,), np.complex64)).startswith(
+        "segmented_reduce: values of dtype complex64 are not supported")
+    assert _error(FakeGPUArray((10,), np.float32, ptr=0x10002), off, out) == (
+        "segmented_reduce: values at address 0x10002 are not aligned to their item size")
+    assert _error(FakeGPUArray((2 ** 31,), np.int8), off, FakeGPUArray((2,), np.int8)) == (
+        "segmented_reduce: 2147483648 values: int32 offsets index fewer than 2**31 - 16")
+
+
+def test_empty_output_needs_no_gpu():
+    # no segments: nothing to do, nothing launched (this machine has no GPU)
+    segmented_reduce(FakeGPUArray((10,), np.float32), FakeGPUArray((1,), np.int32), FakeGPUArray((0,), np.float32))
+
+
+def test_identities_are_cubs():
+    assert segmented.identity(np.float32, "max") == np.finfo(np.float32).min
+    assert segmented.identity(np.int8, "min") == 127 and segmented.identity(np.uint16, "max") == 0
+    assert segmented.identity(np.float64, "prod") == 1 and segmented.identity(np.int64, "sum") == 0
+
+
+@pytest.mark.parametrize("dtype,op,name", [
+    (np.float32, "sum", "sr_block"), (np.float32, "max", "sr_warp8"), (np.float64, "sum", "sr_warp32u"),
+    (np.int8, "min", "sr_warp16"), (np.float16, "prod", "sr_block")])
+def test_kernels_link_inlined(device_functions_without_gpu, dtype, op, name):
+    k = segmented.kernel(np.dtype(dtype).str, op, name)
+    nb = types.float16 if dtype == np.float16 else getattr(types, np.dtype(dtype).name)
+    A, U32 = nb[::1], types.uint32[::1]
+    sig = (A, types.int32[::1], types.int32, A, types.int32, types.int32, types.int32, U32, types.uint64[::1],
+           A, U32)
+    out = compile_and_link(k.py_func, sig, launch_bounds=k.targetoptions.get("launch_bounds"))
+    ptx = out["ptx"]
+    assert re.findall(r"\bcall(?:\.uni)?\b[^;]*", ptx) == [] and ".func" not in ptx
+    assert ".local" not in ptx  # the items live in registers (ptxas may still spill a bounded kernel)
+    assert len(out["linkables"]) >= 3  # the loads and the reduction, attached by the calls
+    regs = [int(r) for r in re.findall(r"(\d+) registers", out["log"])]
+    bounded = name.startswith("sr_warp") and not name.endswith("u")
+    assert regs and (max(regs) <= (40 if np.dtype(dtype).itemsize == 8 else 32) if bounded else True), regs
