@@ -104,6 +104,8 @@ def lengths_for(dist, n, rng):
 class Runner:
     """The kernels of one (type, operator, lengths) configuration: launchers, checks, timing."""
 
+    verbose = False  # (--verbose: each kernel's first run on stderr as it happens)
+
     def __init__(self, cupy, ref, poison):
         self.cp, self.ref, self.poison = cupy, ref, poison
         self.launch, self.info, self.out = {}, {}, {}
@@ -121,6 +123,8 @@ class Runner:
             self.info[label] = {"error": f"{type(e).__name__}: {str(e)[:120]}"}
             return
         first_ms = (time.perf_counter() - t0) * 1e3
+        if self.verbose:
+            print(f"  {label}: first run {first_ms:.1f} ms", file=sys.stderr, flush=True)
         r = dict(info or {}, bytes=bytes_, first_ms=first_ms)
         if check:
             got = cp.asnumpy(out() if callable(out) else out)
@@ -335,7 +339,9 @@ def main():
     ap.add_argument("--numba", action="store_true", help="also the Numba kernels (cooplink.numba installed)")
     ap.add_argument("--no-torch", action="store_true")
     ap.add_argument("--explore", action="store_true", help="also other plans of the adaptive launcher (f32 sum)")
+    ap.add_argument("--verbose", action="store_true", help="each kernel's first run on stderr as it happens")
     args = ap.parse_args()
+    Runner.verbose = args.verbose
     import cupy as cp
     torch = None
     if not args.no_torch:

@@ -1,0 +1,115 @@
+"""The adaptive kernels' one-launch protocol (sr_tail) on small inputs, with a watchdog: each call runs on
+its own stream and is polled; if it has not finished within a few seconds, the work queue is read through
+another stream (the copy engine runs beside a kernel that waits) and printed with the case, and the
+process exits (a hang is reported, not waited for). Then results and the queue's zeroing are checked.
+CUDA C (kernels.cu, .gpubench) and, with --numba, cooplink.numba.segmented_reduce.
+
+    python3 bench/segreduce/check_tail.py --gpubench .gpubench [--numba]
+"""
+import argparse
+import os
+import sys
+import time
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+from bench import State, THREADS, adaptive, blocks_per_sm  # noqa: E402
+
+
+def cases(rng):
+    chunk = 16384
+    yield "len 32", np.full(1 << 17, 32)
+    yield "len 8192", np.full(512, 8192)
+    yield "1M x4", np.full(4, 1 << 20)
+    a = rng.integers(0, 100, 20000)
+    a[[5, 9000]] = [40 * chunk + 5, 3 * chunk]
+    yield "short + 2 long (warp tail)", a
+    b = np.full(300, 9000)
+    b[[7, 200]] = [70 * chunk + 1, 17 * chunk]
+    yield "block + 2 long (block tail)", b
+
+
+def watch(cp, run, queue, label, seconds=5.0):
+    s = cp.cuda.Stream(non_blocking=True)
+    with s:
+        run()
+        e = cp.cuda.Event()
+        e.record(s)
+    t0 = time.time()
+    while not e.done:
+        if time.time() - t0 > seconds:
+            side = cp.cuda.Stream(non_blocking=True)
+            host = cp.cuda.alloc_pinned_memory(16)
+            cp.cuda.runtime.memcpyAsync(host.ptr, queue.data.ptr, 16, cp.cuda.runtime.memcpyDeviceToHost, side.ptr)
+            side.synchronize()
+            q = np.frombuffer(host, np.uint32, 4)
+            print(f"HANG {label}: queue chunks {q[0]} taken {q[1]} finished {q[2]} exited {q[3]}", flush=True)
+            os._exit(3)
+        time.sleep(0.01)
+    return (time.time() - t0) * 1e3
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--gpubench", default=".gpubench")
+    ap.add_argument("--numba", action="store_true")
+    args = ap.parse_args()
+    import cupy as cp
+    m = cp.RawModule(path=os.path.join(args.gpubench, "f32-sum", "cooplink.cubin"))
+    sm = cp.cuda.runtime.getDeviceProperties(0)["multiProcessorCount"]
+    rng = np.random.default_rng(5)
+    bad = 0
+    for label, lens in cases(rng):
+        offs = np.zeros(lens.size + 1, np.int64)
+        np.cumsum(lens, out=offs[1:])
+        n = int(offs[-1])
+        x = (rng.integers(-64, 65, n) / 8).astype(np.float32)
+        ref = np.array([x[offs[i]:offs[i + 1]].astype(np.float64).sum() for i in range(lens.size)], np.float32)
+        d_x, d_off = cp.asarray(x), cp.asarray(offs.astype(np.int32))
+        d_out = cp.full(lens.size, np.nan, cp.float32)
+        p = adaptive.choose(n, lens.size, 4)
+        state = State(cp, n, lens.size, np.float32)
+        f = m.get_function(p.kernel)
+        grid = sm * blocks_per_sm(cp, f)
+        for call in range(2):
+            d_out.fill(np.nan)
+            ms = watch(cp, lambda: f((grid,), (THREADS,), (d_x, d_off, d_out, np.int32(lens.size), np.int64(p.defer),
+                                                           *state.args())), state.queue, f"C {label} {p}")
+            got = cp.asnumpy(d_out)
+            wrong = int(np.count_nonzero(got != ref))
+            left = sum(int(cp.count_nonzero(a)) for a in (state.queue, state.items, state.done))
+            ok = wrong == 0 and left == 0
+            bad += not ok
+            print(f"{'ok  ' if ok else 'FAIL'} C     {label:28} {p} grid {grid}: call {call + 1} {ms:7.1f} ms, "
+                  f"{wrong} wrong, {left} queue words left", flush=True)
+        if args.numba:
+            from numba import cuda
+            from cooplink.numba import segmented, segmented_reduce
+            ns = cuda.stream()
+            for call in range(2):
+                d_out.fill(np.nan)
+                cp.cuda.Device().synchronize()
+                segmented_reduce(d_x, d_off, d_out, "sum", stream=ns)  # (the first call compiles, then launches)
+                t0 = time.time()
+                e = ns.record()
+                while not e.query():
+                    if time.time() - t0 > 5:
+                        print(f"HANG numba {label}", flush=True)
+                        os._exit(3)
+                    time.sleep(0.01)
+                got = cp.asnumpy(d_out)
+                wrong = int(np.count_nonzero(got != ref))
+                left = sum(int(np.count_nonzero(a.copy_to_host())) for st in segmented._states.values()
+                           for a in (st.queue, st.items, st.done))
+                ok = wrong == 0 and left == 0
+                bad += not ok
+                print(f"{'ok  ' if ok else 'FAIL'} numba {label:28} {p}: call {call + 1} "
+                      f"{(time.time() - t0) * 1e3:7.1f} ms, {wrong} wrong, {left} queue words left", flush=True)
+    print(f"{bad} failed")
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
