@@ -230,26 +230,31 @@ def run_config(cp, mods, cub, numba_k, tc, op, dist, d_x, x64, rounds, rng, sm_c
         R.add(f"read ceiling x{g}", (lambda g: lambda: rb((sm_count * g,), (THREADS,), (d_x, n_vec, sink)))(g),
               None, n * size, check=False)
 
+    def warp_grid(L):
+        return min(math.ceil(n_seg / (THREADS // L * SEGS_IN_FLIGHT)), sm_count * 32)
+
     def fixed(build):
         m = mods[build]
         info = lambda f: {"regs": f.num_regs, "local": f.local_size_bytes}
         f = m.get_function("sr_block")
-        R.add(f"{build} block", lambda: f((n_seg,), (THREADS,), (d_x, d_off, d_out, np.int32(n_seg), huge, null, null,
-                                                                 null, null)), d_out, bytes_, info(f))
+        none = (null, null, null, null, np.uint32(0))  # no queue: the fixed kernel alone
+        R.add(f"{build} block", lambda: f((n_seg,), (THREADS,), (d_x, d_off, d_out, np.int32(n_seg), huge, *none)),
+              d_out, bytes_, info(f))
         for L, u in [(L, u) for u in ("", "u") for L in (4, 8, 16, 32)]:
             g = m.get_function(f"sr_warp{L}{u}")
-            grid = min(math.ceil(n_seg / (THREADS // L * SEGS_IN_FLIGHT)), sm_count * 32)
             R.add(f"{build} warp{L}{u}", (lambda g, grid: lambda: g((grid,), (THREADS,), (
-                d_x, d_off, d_out, np.int32(n_seg), huge, null, null, null, null)))(g, grid), d_out, bytes_, info(g))
+                d_x, d_off, d_out, np.int32(n_seg), huge, *none)))(g, warp_grid(L)), d_out, bytes_, info(g))
         k = {name: m.get_function(name) for name in [f"sr_warp{L}{u}" for L in (4, 8, 16, 32) for u in ("", "u")]
              + ["sr_block"]}
 
         def adaptive_launch(p):
             f = k[p.kernel]
-            grid = sm_count * blocks_per_sm(cp, f)  # every block resident at once (the tail's blocks wait)
+            waiters = sm_count * blocks_per_sm(cp, f)  # the tail's blocks: no more than the GPU holds at once
+            grid = max(n_seg if p.first == "block" else warp_grid(p.lanes), waiters)
 
             def run():
-                f((grid,), (THREADS,), (d_x, d_off, d_out, np.int32(n_seg), np.int64(p.defer), *state.args()))
+                f((grid,), (THREADS,), (d_x, d_off, d_out, np.int32(n_seg), np.int64(p.defer), *state.args(),
+                                        np.uint32(waiters)))
             return run
         p = adaptive.choose(n, n_seg, size)
         f = k[p.kernel]
@@ -374,6 +379,8 @@ def main():
                                  torch, args.explore and tc == "f32" and op == "sum")
                 res["seconds"] = time.time() - t0
                 results["configs"].append(res)
+                with open(os.path.join(args.out, "segreduce.json"), "w") as f:  # (kept if the run is cut short)
+                    json.dump(results, f, indent=1)
                 k = res["kernels"]
                 print(f"{tc} {op:3} {dist:>6}: ceiling {k['read ceiling'].get('gbs', 0):6.0f} GB/s | " +
                       " | ".join(f"{lab.replace('cooplink ', '')} {v['share']:.3f}" for lab, v in k.items()

@@ -72,11 +72,13 @@ def main():
         p = adaptive.choose(n, lens.size, 4)
         state = State(cp, n, lens.size, np.float32)
         f = m.get_function(p.kernel)
-        grid = sm * blocks_per_sm(cp, f)
+        waiters = sm * blocks_per_sm(cp, f)
+        grid = max(lens.size if p.first == "block" else min(-(-lens.size // (THREADS // p.lanes * 2)), sm * 32),
+                   waiters)
         for call in range(2):
             d_out.fill(np.nan)
             ms = watch(cp, lambda: f((grid,), (THREADS,), (d_x, d_off, d_out, np.int32(lens.size), np.int64(p.defer),
-                                                           *state.args())), state.queue, f"C {label} {p}")
+                                                           *state.args(), np.uint32(waiters))), state.queue, f"C {label} {p}")
             got = cp.asnumpy(d_out)
             wrong = int(np.count_nonzero(got != ref))
             left = sum(int(cp.count_nonzero(a)) for a in (state.queue, state.items, state.done))
@@ -93,7 +95,8 @@ def main():
                 cp.cuda.Device().synchronize()
                 segmented_reduce(d_x, d_off, d_out, "sum", stream=ns)  # (the first call compiles, then launches)
                 t0 = time.time()
-                e = ns.record()
+                e = cuda.event()
+                e.record(ns)
                 while not e.query():
                     if time.time() - t0 > 5:
                         print(f"HANG numba {label}", flush=True)

@@ -88,16 +88,18 @@ __device__ __forceinline__ int align_up(int p) { return (p + SR_N - 1) / SR_N * 
 
 /* The adaptive launcher's deferred segments. A first stage that meets a segment longer than `defer`
  * reserves its chunks of SR_CHUNK items (a contiguous range of work items) and writes one work item per
- * chunk, (segment + 1) << 32 | chunk number, where 0 means "not written yet". When its own share is done,
- * a block takes work items by ticket until every block is done and no reserved item is left (sr_tail).
- * A segment of several chunks leaves one partial per chunk; the block that finishes its last chunk
- * combines them in chunk order. The launch must fit on the GPU at once (grid <= blocks per SM x SMs), as
- * blocks wait for each other. Every call leaves the queue, the items and the counters zeroed. */
+ * chunk, (segment + 1) << 32 | chunk number, where 0 means "not written yet". The last `waiters` blocks of
+ * the grid (at most as many as the GPU holds at once), when their own share is done, take work items by
+ * ticket until every block's share is done and no reserved item is left (sr_tail); the other blocks
+ * leave. Blocks start in index order (as CUB's decoupled look-back also assumes), so a waiting block
+ * waits only for blocks that have started. A segment of several chunks leaves one partial per chunk; the
+ * block that finishes its last chunk combines them in chunk order. Every call leaves the queue, the items
+ * and the counters zeroed. */
 struct sr_queue {
   unsigned chunks;   /* work items reserved */
   unsigned taken;    /* tickets handed out */
-  unsigned finished; /* blocks through their first-stage share */
-  unsigned exited;   /* blocks out of the tail: the last one zeroes the queue */
+  unsigned finished; /* blocks through their own share */
+  unsigned exited;   /* blocks out: the last one zeroes the queue */
 };
 
 __device__ __forceinline__ unsigned sr_chunk_count(long long len) { return (unsigned)((len + SR_CHUNK - 1) / SR_CHUNK); }
@@ -147,10 +149,24 @@ __device__ __forceinline__ SR_T block_range(const SR_T *in, int p, int e)
 /* BRED_TEMP_BYTES: the header's COOP_BLOCK_REDUCE_<OP>_<SR_TC>_T256_I1_WARP_REDUCTIONS_TEMP_BYTES */
 #define DECLARE_BLOCK_TEMP __shared__ __align__(16) unsigned char temp[BRED_TEMP_BYTES]
 
-/* The adaptive launcher's second part, run by every block of a first stage when its own share is done:
- * the deferred segments' chunks, a block each (see sr_queue). */
+/* The adaptive launcher's second part, run by every block when its own share is done (see sr_queue).
+ * A waiter's thread 0 takes its next ticket while the block reduces the current chunk. */
+__device__ __forceinline__ unsigned long long sr_wait_item(sr_queue *q, const unsigned long long *items, unsigned t)
+{
+  for (;;) {
+    const bool all_done = sr_load_acquire(&q->finished) == gridDim.x;
+    if (t < sr_load_acquire(&q->chunks)) { /* reserved: written now or soon */
+      unsigned long long w;
+      while ((w = __ldcv(items + t)) == 0) __nanosleep(32);
+      return w;
+    }
+    if (all_done) return 0; /* nothing more will be reserved */
+    __nanosleep(128);
+  }
+}
+
 __device__ __forceinline__ void sr_tail(const SR_T *in, const int *off, SR_T *out, sr_queue *q, unsigned long long *items,
-                                     SR_T *partial, unsigned *done, void *temp)
+                                        SR_T *partial, unsigned *done, unsigned waiters, void *temp)
 {
   __shared__ unsigned long long work;
   __shared__ unsigned ticket;
@@ -160,57 +176,58 @@ __device__ __forceinline__ void sr_tail(const SR_T *in, const int *off, SR_T *ou
     __threadfence();
     atomicAdd(&q->finished, 1);
   }
-  for (;;) {
+  if (blockIdx.x + waiters >= gridDim.x) {
     if (threadIdx.x == 0) {
-      const unsigned t = atomicAdd(&q->taken, 1);
-      unsigned long long w = 0;
-      for (;;) {
-        const bool all_done = sr_load_acquire(&q->finished) == gridDim.x;
-        if (t < sr_load_acquire(&q->chunks)) { /* reserved: written now or soon */
-          while ((w = __ldcv(items + t)) == 0) __nanosleep(32);
-          __stcg(items + t, 0ull);
-          break;
-        }
-        if (all_done) break; /* nothing more will be reserved */
-        __nanosleep(128);
-      }
-      work = w;
-      ticket = t;
+      ticket = atomicAdd(&q->taken, 1);
+      work = sr_wait_item(q, items, ticket);
     }
     __syncthreads();
-    const unsigned long long w = work;
-    if (w == 0) break;
-    const unsigned t = ticket, j = (unsigned)w;
-    const int s = (int)(w >> 32) - 1;
-    const int sb = off[s], se = off[s + 1];
-    const int b = sb + (int)j * SR_CHUNK;
-    const SR_T acc = block_range(in, b, min(b + SR_CHUNK, se));
-    SR_T agg;
-    BRED(&acc, &agg, temp);
-    const unsigned n = sr_chunk_count(se - sb);
-    if (threadIdx.x == 0) {
-      int last = 0;
-      if (n == 1) {
-        out[s] = agg;
-      } else {
-        partial[t] = agg;
-        __threadfence();
-        last = atomicAdd(done + (t - j), 1) == n - 1;
-      }
-      combine = last;
-    }
-    __syncthreads();
-    if (combine) { /* this segment's last chunk: its partials, in chunk order */
-      __threadfence();
-      const unsigned first = t - j;
-      SR_T a = SR_ID;
-      for (unsigned i = threadIdx.x; i < n; i += SR_THREADS) a = OPF(a, __ldcg(partial + first + i));
-      SR_T total;
-      BRED(&a, &total, temp);
+    for (;;) {
+      const unsigned long long w = work;
+      const unsigned t = ticket;
+      if (w == 0) break;
+      unsigned next = 0;
       if (threadIdx.x == 0) {
-        out[s] = total;
-        done[first] = 0;
+        __stcg(items + t, 0ull);
+        next = atomicAdd(&q->taken, 1); /* (its latency hides behind this chunk's loads) */
       }
+      const unsigned j = (unsigned)w;
+      const int s = (int)(w >> 32) - 1;
+      const int sb = off[s], se = off[s + 1];
+      const int b = sb + (int)j * SR_CHUNK;
+      const SR_T acc = block_range(in, b, min(b + SR_CHUNK, se));
+      SR_T agg;
+      BRED(&acc, &agg, temp);
+      const unsigned n = sr_chunk_count(se - sb);
+      if (threadIdx.x == 0) {
+        int last = 0;
+        if (n == 1) {
+          out[s] = agg;
+        } else {
+          partial[t] = agg;
+          __threadfence();
+          last = atomicAdd(done + (t - j), 1) == n - 1;
+        }
+        combine = last;
+      }
+      __syncthreads();
+      if (combine) { /* this segment's last chunk: its partials, in chunk order */
+        __threadfence();
+        const unsigned first = t - j;
+        SR_T a = SR_ID;
+        for (unsigned i = threadIdx.x; i < n; i += SR_THREADS) a = OPF(a, __ldcg(partial + first + i));
+        SR_T total;
+        BRED(&a, &total, temp);
+        if (threadIdx.x == 0) {
+          out[s] = total;
+          done[first] = 0;
+        }
+      }
+      if (threadIdx.x == 0) {
+        ticket = next;
+        work = sr_wait_item(q, items, next);
+      }
+      __syncthreads();
     }
   }
   if (threadIdx.x == 0 && atomicAdd(&q->exited, 1) == gridDim.x - 1) *q = sr_queue{0, 0, 0, 0};
@@ -223,7 +240,7 @@ __device__ __forceinline__ void sr_tail(const SR_T *in, const int *off, SR_T *ou
 #define WARP_KERNEL(L, NAME, MIN_BLOCKS)                                                                     \
   extern "C" __global__ void __launch_bounds__(SR_THREADS, MIN_BLOCKS)                                       \
     NAME(const SR_T *in, const int *off, SR_T *out, int n_seg, long long defer_items, sr_queue *q,           \
-         unsigned long long *items, SR_T *partial, unsigned *done)                                          \
+         unsigned long long *items, SR_T *partial, unsigned *done, unsigned waiters)                        \
   {                                                                                                          \
     const int defer = (int)min(defer_items, 0x7fffffffLL);                                                   \
     const SR_T id = SR_ID;                                                                                   \
@@ -270,7 +287,7 @@ __device__ __forceinline__ void sr_tail(const SR_T *in, const int *off, SR_T *ou
     }                                                                                                        \
     if (q) {                                                                                                 \
       DECLARE_BLOCK_TEMP;                                                                                    \
-      sr_tail(in, off, out, q, items, partial, done, temp);                                                  \
+      sr_tail(in, off, out, q, items, partial, done, waiters, temp);                                         \
     }                                                                                                        \
   }
 
@@ -285,10 +302,10 @@ WARP_KERNELS(8)
 WARP_KERNELS(16)
 WARP_KERNELS(32)
 
-/* One block per segment, grid-stride; a segment longer than `defer` is deferred to the tail (q non-null). */
+/* One block per segment (grid-stride); a segment longer than `defer` is deferred to the tail (q non-null). */
 extern "C" __global__ void __launch_bounds__(SR_THREADS)
   sr_block(const SR_T *in, const int *off, SR_T *out, int n_seg, long long defer, sr_queue *q,
-           unsigned long long *items, SR_T *partial, unsigned *done)
+           unsigned long long *items, SR_T *partial, unsigned *done, unsigned waiters)
 {
   DECLARE_BLOCK_TEMP;
   __shared__ unsigned first;
@@ -306,5 +323,5 @@ extern "C" __global__ void __launch_bounds__(SR_THREADS)
     }
     __syncthreads(); /* temp and `first` are reused */
   }
-  if (q) sr_tail(in, off, out, q, items, partial, done, temp);
+  if (q) sr_tail(in, off, out, q, items, partial, done, waiters, temp);
 }

@@ -26,7 +26,7 @@ class Kernels:
         dt = np.dtype(d_x.dtype).str
         # the fixed kernels: no tail (its arrays are never touched)
         z32, z64, zt = (cuda.device_array(1, t) for t in (np.uint32, np.uint64, d_x.dtype))
-        fixed = (np.int32(0), out, np.int32(n_seg), np.int32(2 ** 31 - 1), np.int32(0), z32, z64, zt, z32)
+        fixed = (np.int32(0), out, np.int32(n_seg), np.int32(2 ** 31 - 1), np.int32(0), z32, z64, zt, z32, np.uint32(0))
         k = seg.kernel(dt, op, "sr_block")
         R.add("numba block", lambda: k[n_seg, THREADS](x, o, *fixed), d_out, bytes_)
         for L in (8, 16, 32):

@@ -149,13 +149,18 @@ def main():
     a = ap.parse_args()
     t0 = time.time()
     ctx = multiprocessing.get_context("spawn")
+    results = []
+
+    def report(rs):
+        for name, ok, note, secs in rs:
+            print(f"{'ok  ' if ok else 'FAIL'} {name:28} {secs:6.1f} s  {note}", flush=True)
+        results.extend(rs)
     with ctx.Pool(a.jobs) as pool:
-        results = [r for rs in pool.map(run_dtype, [(d, a.filter) for d in DTYPES]) for r in rs]
+        for rs in pool.imap_unordered(run_dtype, [(d, a.filter) for d in DTYPES]):
+            report(rs)
     if not a.filter or a.filter in "errors":
-        results += errors_case()
+        report(errors_case())
     failed = [r for r in results if not r[1]]
-    for name, ok, note, secs in results:
-        print(f"{'ok  ' if ok else 'FAIL'} {name:28} {secs:6.1f} s  {note}")
     print(f"{len(results) - len(failed)} passed, {len(failed)} failed ({time.time() - t0:.0f} s)")
     return 1 if failed else 0
 

@@ -88,7 +88,7 @@ def test_kernels_link_inlined(device_functions_without_gpu, dtype, op, name):
     nb = types.float16 if dtype == np.float16 else getattr(types, np.dtype(dtype).name)
     A, U32 = nb[::1], types.uint32[::1]
     sig = (A, types.int32[::1], types.int32, A, types.int32, types.int32, types.int32, U32, types.uint64[::1],
-           A, U32)
+           A, U32, types.uint32)
     out = compile_and_link(k.py_func, sig, launch_bounds=k.targetoptions.get("launch_bounds"))
     ptx = out["ptx"]
     assert re.findall(r"\bcall(?:\.uni)?\b[^;]*", ptx) == [] and ".func" not in ptx

@@ -65,9 +65,10 @@ def identity(dtype, op):
 @functools.lru_cache(maxsize=None)
 def kernel(dtype, op, name, min_blocks=None):
     """The Numba kernel `name` (sr_block, sr_warp<L>, sr_warp<L>u) for one type and operator. Arguments:
-    (values, offsets, shift, out, n_seg, defer, tail, queue, items, partial, done), the scalars int32: offsets[i] + shift
-    indexes values; segments longer than `defer` items are left to the tail when `tail` is non-zero (then
-    the grid must fit on the GPU at once); queue (4 x uint32), items (uint64), partial (dtype) and done
+    (values, offsets, shift, out, n_seg, defer, tail, queue, items, partial, done, waiters), the scalars
+    int32 but waiters (uint32): offsets[i] + shift
+    indexes values; segments longer than `defer` items are left to the tail when `tail` is non-zero, in
+    which the last `waiters` blocks of the grid (no more than the GPU holds at once) reduce them; queue (4 x uint32), items (uint64), partial (dtype) and done
     (uint32) are zero before a call and after it. min_blocks: the blocks an SM must hold, which bounds the
     registers of sr_warp<L> (default 8, or 6 for 8-byte types, as kernels.cu)."""
     from numba import cuda
@@ -149,8 +150,24 @@ def kernel(dtype, op, name, min_blocks=None):
     brange = range_reduce(bload, bloadg, btile)
 
     @cuda.jit(device=True, inline="always")
-    def tail(d_in, off, sh, out, q, items, partial, done):
-        """Every block, its share done: the deferred segments' chunks by ticket (kernels.cu sr_tail)."""
+    def wait_item(q, items, t):
+        while True:
+            all_done = cuda.ldcv(q, 2) == cuda.gridDim.x
+            cuda.threadfence()
+            if t < cuda.ldcv(q, 0):  # reserved: written now or soon
+                w = cuda.ldcv(items, t)
+                while w == 0:
+                    cuda.nanosleep(np.uint32(32))
+                    w = cuda.ldcv(items, t)
+                return w
+            if all_done:  # nothing more will be reserved
+                return np.uint64(0)
+            cuda.nanosleep(np.uint32(128))
+
+    @cuda.jit(device=True, inline="always")
+    def tail(d_in, off, sh, out, q, items, partial, done, waiters):
+        """Every block, its share done (kernels.cu sr_tail): the last `waiters` blocks take the deferred
+        segments' chunks by ticket, thread 0 taking the next ticket while the block reduces a chunk."""
         work = cuda.shared.array(1, np.uint64)
         ticket = cuda.shared.array(1, np.uint32)
         combine = cuda.shared.array(1, np.int32)
@@ -159,65 +176,59 @@ def kernel(dtype, op, name, min_blocks=None):
         if tid == 0:
             cuda.threadfence()
             cuda.atomic.add(q, 2, np.uint32(1))
-        while True:
+        if cuda.blockIdx.x + waiters >= cuda.gridDim.x:
             if tid == 0:
-                t = cuda.atomic.add(q, 1, np.uint32(1))
-                w = np.uint64(0)
-                while True:
-                    all_done = cuda.ldcv(q, 2) == cuda.gridDim.x
-                    cuda.threadfence()
-                    if t < cuda.ldcv(q, 0):  # reserved: written now or soon
-                        w = cuda.ldcv(items, t)
-                        while w == 0:
-                            cuda.nanosleep(np.uint32(32))
-                            w = cuda.ldcv(items, t)
-                        cuda.stcg(items, t, np.uint64(0))
-                        break
-                    if all_done:  # nothing more will be reserved
-                        break
-                    cuda.nanosleep(np.uint32(128))
-                work[0] = w
-                ticket[0] = t
+                ticket[0] = cuda.atomic.add(q, 1, np.uint32(1))
+                work[0] = wait_item(q, items, ticket[0])
             cuda.syncthreads()
-            w = work[0]
-            if w == 0:
-                break
-            t = ticket[0]
-            j = np.uint32(w & np.uint64(0xFFFFFFFF))
-            s = np.int32(w >> np.uint64(32)) - 1
-            sb, se = i32(off[u32(s)] + sh), i32(off[u32(s + 1)] + sh)
-            b = i32(sb + i32(j) * chunk)
-            agg = bred(brange(d_in, b, i32(min(b + chunk, se)), i32(tid), ident()))
-            n = chunk_count(se - sb)
-            if tid == 0:
-                last = 0
-                if n == 1:
-                    out[u32(s)] = agg
-                else:
-                    partial[t] = agg
-                    cuda.threadfence()
-                    last = 1 if cuda.atomic.add(done, t - j, np.uint32(1)) == n - 1 else 0
-                combine[0] = last
-            cuda.syncthreads()
-            if combine[0]:  # the segment's last chunk: its partials in chunk order
-                cuda.threadfence()
-                first = t - j
-                a = ident()
-                i = np.uint32(tid)
-                while i < n:
-                    a = opf(a, cuda.ldcg(partial, first + i))
-                    i += np.uint32(THREADS)
-                total = bred(a)
+            while True:
+                w = work[0]
+                t = ticket[0]
+                if w == 0:
+                    break
+                nxt = np.uint32(0)
                 if tid == 0:
-                    out[u32(s)] = total
-                    done[first] = 0
+                    cuda.stcg(items, t, np.uint64(0))
+                    nxt = cuda.atomic.add(q, 1, np.uint32(1))
+                j = np.uint32(w & np.uint64(0xFFFFFFFF))
+                s = np.int32(w >> np.uint64(32)) - 1
+                sb, se = i32(off[u32(s)] + sh), i32(off[u32(s + 1)] + sh)
+                b = i32(sb + i32(j) * chunk)
+                agg = bred(brange(d_in, b, i32(min(b + chunk, se)), i32(tid), ident()))
+                n = chunk_count(se - sb)
+                if tid == 0:
+                    last = 0
+                    if n == 1:
+                        out[u32(s)] = agg
+                    else:
+                        partial[t] = agg
+                        cuda.threadfence()
+                        last = 1 if cuda.atomic.add(done, t - j, np.uint32(1)) == n - 1 else 0
+                    combine[0] = last
+                cuda.syncthreads()
+                if combine[0]:  # the segment's last chunk: its partials in chunk order
+                    cuda.threadfence()
+                    first = t - j
+                    a = ident()
+                    i = np.uint32(tid)
+                    while i < n:
+                        a = opf(a, cuda.ldcg(partial, first + i))
+                        i += np.uint32(THREADS)
+                    total = bred(a)
+                    if tid == 0:
+                        out[u32(s)] = total
+                        done[first] = 0
+                if tid == 0:
+                    ticket[0] = nxt
+                    work[0] = wait_item(q, items, nxt)
+                cuda.syncthreads()
         if tid == 0 and cuda.atomic.add(q, 3, np.uint32(1)) == cuda.gridDim.x - 1:
             for i in range(4):  # the last block out: the queue is zero for the next call
                 q[i] = 0
 
     if name == "sr_block":
         @cuda.jit(launch_bounds=THREADS)
-        def sr_block(d_in, off, sh, out, n_seg, defer_items, use_tail, q, items, partial, done):
+        def sr_block(d_in, off, sh, out, n_seg, defer_items, use_tail, q, items, partial, done, waiters):
             first = cuda.shared.array(1, np.uint32)
             s = cuda.blockIdx.x
             while s < n_seg:
@@ -234,7 +245,7 @@ def kernel(dtype, op, name, min_blocks=None):
                 cuda.syncthreads()  # `first` is reused
                 s += cuda.gridDim.x
             if use_tail:
-                tail(d_in, off, sh, out, q, items, partial, done)
+                tail(d_in, off, sh, out, q, items, partial, done, waiters)
         return sr_block
 
     if not name.startswith("sr_warp"):
@@ -271,7 +282,7 @@ def kernel(dtype, op, name, min_blocks=None):
         if lane == 0:
             out[u32(s)] = agg
 
-    def sr_warp(d_in, off, sh, out, n_seg, defer_items, use_tail, q, items, partial, done):
+    def sr_warp(d_in, off, sh, out, n_seg, defer_items, use_tail, q, items, partial, done, waiters):
         # two segments in flight (SEGS): their first tiles are loaded before either is reduced, and the
         # next two segments' offsets while these are reduced
         lane = i32(cuda.threadIdx.x % L)
@@ -296,7 +307,7 @@ def kernel(dtype, op, name, min_blocks=None):
                 finish(d_in, out, i32(s0 + 1), b1, b2, x1, lane, defer_items, q, items)
             s0 = nxt
         if use_tail:
-            tail(d_in, off, sh, out, q, items, partial, done)
+            tail(d_in, off, sh, out, q, items, partial, done, waiters)
     return cuda.jit(launch_bounds=(THREADS, min_blocks) if bounded else THREADS)(sr_warp)
 
 
@@ -390,8 +401,11 @@ def segmented_reduce(values, offsets, out, op="sum", stream=0, plan=None):
     state = _states.setdefault(key, _State()).get(cuda, _segplan.work_capacity(n, n_seg, dtype.itemsize, p.defer),
                                                   dtype)
     args = (values, offsets, np.int32(shift), out, np.int32(n_seg), np.int32(min(p.defer, 2 ** 31 - 1)),
-            np.int32(1), *state)
-    k[_grid(k, args), THREADS, stream](*args)
+            np.int32(1), *state, np.uint32(0))
+    waiters = _resident(k, args)  # the tail's blocks: no more than the GPU holds at once
+    static = n_seg if p.first == "block" else math.ceil(n_seg / (THREADS // p.lanes * SEGS))
+    k[max(min(static, _sm_count() * 32) if p.first != "block" else static, waiters), THREADS, stream](
+        *args[:-1], np.uint32(waiters))
 
 
 def _handle(obj):
@@ -402,8 +416,13 @@ def _handle(obj):
 _grids = {}
 
 
-def _grid(k, args):
-    """The most blocks of kernel k that fit on the GPU at once: the tail's blocks wait for each other."""
+def _sm_count():
+    from numba import cuda
+    return cuda.get_current_device().MULTIPROCESSOR_COUNT
+
+
+def _resident(k, args):
+    """The most blocks of kernel k that the GPU holds at once."""
     from numba import cuda, typeof
     sig = tuple(typeof(a) for a in args)
     key = (id(k), sig, _handle(cuda.current_context()))
