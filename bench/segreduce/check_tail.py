@@ -51,6 +51,35 @@ def watch(cp, run, queue, label, seconds=5.0):
     return (time.time() - t0) * 1e3
 
 
+def check_numba(cp, label, p, d_x, d_off, d_out, ref):
+    """cooplink.numba.segmented_reduce on one case, twice, watched: the number of failed calls."""
+    from numba import cuda
+    from cooplink.numba import segmented, segmented_reduce
+    bad = 0
+    ns = cuda.stream()
+    for call in range(2):
+        d_out.fill(np.nan)
+        cp.cuda.Device().synchronize()
+        segmented_reduce(d_x, d_off, d_out, "sum", stream=ns)  # (the first call compiles, then launches)
+        t0 = time.time()
+        e = cuda.event()
+        e.record(ns)
+        while not e.query():
+            if time.time() - t0 > 5:
+                print(f"HANG numba {label}", flush=True)
+                os._exit(3)
+            time.sleep(0.01)
+        got = cp.asnumpy(d_out)
+        wrong = int(np.count_nonzero(got != ref))
+        left = sum(int(np.count_nonzero(a.copy_to_host())) for st in segmented._states.values()
+                   for a in (st.queue, st.items, st.done))
+        ok = wrong == 0 and left == 0
+        bad += not ok
+        print(f"{'ok  ' if ok else 'FAIL'} numba {label:28} {p}: call {call + 1} "
+              f"{(time.time() - t0) * 1e3:7.1f} ms, {wrong} wrong, {left} queue words left", flush=True)
+    return bad
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--gpubench", default=".gpubench")
@@ -59,13 +88,14 @@ def main():
     import cupy as cp
     m = cp.RawModule(path=os.path.join(args.gpubench, "f32-sum", "cooplink.cubin"))
     sm = cp.cuda.runtime.getDeviceProperties(0)["multiProcessorCount"]
-    rng = np.random.default_rng(5)
     bad = 0
-    for label, lens in cases(rng):
+    # the CUDA C kernels first, every case, then the Numba ones (a hang ends the process)
+    for numba_pass, (label, lens) in [(nb, c) for nb in ((False, True) if args.numba else (False,))
+                                      for c in cases(np.random.default_rng(5))]:
         offs = np.zeros(lens.size + 1, np.int64)
         np.cumsum(lens, out=offs[1:])
         n = int(offs[-1])
-        x = (rng.integers(-64, 65, n) / 8).astype(np.float32)
+        x = (np.random.default_rng(n).integers(-64, 65, n) / 8).astype(np.float32)
         ref = np.array([x[offs[i]:offs[i + 1]].astype(np.float64).sum() for i in range(lens.size)], np.float32)
         d_x, d_off = cp.asarray(x), cp.asarray(offs.astype(np.int32))
         d_out = cp.full(lens.size, np.nan, cp.float32)
@@ -73,6 +103,9 @@ def main():
         state = State(cp, n, lens.size, np.float32)
         f = m.get_function(p.kernel)
         waiters = sm * blocks_per_sm(cp, f)
+        if numba_pass:
+            bad += check_numba(cp, label, p, d_x, d_off, d_out, ref)
+            continue
         grid = max(lens.size if p.first == "block" else min(-(-lens.size // (THREADS // p.lanes * 2)), sm * 32),
                    waiters)
         for call in range(2):
@@ -86,30 +119,6 @@ def main():
             bad += not ok
             print(f"{'ok  ' if ok else 'FAIL'} C     {label:28} {p} grid {grid}: call {call + 1} {ms:7.1f} ms, "
                   f"{wrong} wrong, {left} queue words left", flush=True)
-        if args.numba:
-            from numba import cuda
-            from cooplink.numba import segmented, segmented_reduce
-            ns = cuda.stream()
-            for call in range(2):
-                d_out.fill(np.nan)
-                cp.cuda.Device().synchronize()
-                segmented_reduce(d_x, d_off, d_out, "sum", stream=ns)  # (the first call compiles, then launches)
-                t0 = time.time()
-                e = cuda.event()
-                e.record(ns)
-                while not e.query():
-                    if time.time() - t0 > 5:
-                        print(f"HANG numba {label}", flush=True)
-                        os._exit(3)
-                    time.sleep(0.01)
-                got = cp.asnumpy(d_out)
-                wrong = int(np.count_nonzero(got != ref))
-                left = sum(int(np.count_nonzero(a.copy_to_host())) for st in segmented._states.values()
-                           for a in (st.queue, st.items, st.done))
-                ok = wrong == 0 and left == 0
-                bad += not ok
-                print(f"{'ok  ' if ok else 'FAIL'} numba {label:28} {p}: call {call + 1} "
-                      f"{(time.time() - t0) * 1e3:7.1f} ms, {wrong} wrong, {left} queue words left", flush=True)
     print(f"{bad} failed")
     return 1 if bad else 0
 

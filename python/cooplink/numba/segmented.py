@@ -51,6 +51,37 @@ def _at_intrinsic():
     return at
 
 
+def _load_intrinsic(qualifier):
+    """load(ary, i): ary[i] by `ld.global.<qualifier>`, an access the compiler neither hoists out of a loop
+    nor moves across a fence (inline assembly with side effects and a memory clobber). numba-cuda's
+    cuda.ldcv/ldcg are pure functions of the address to LLVM: in a spin loop the load is hoisted and the
+    loop never ends (measured: the tail hung on the H200 with them)."""
+    from llvmlite import ir
+    from numba.cuda import cgutils, types
+    from numba.cuda.extending import intrinsic
+    constraint = {8: "r", 16: "h", 32: "r", 64: "l"}
+
+    @intrinsic
+    def load(typingctx, ary, i):
+        if not isinstance(ary, types.Array) or not isinstance(i, types.Integer) or \
+                ary.dtype.bitwidth not in constraint:
+            return None
+
+        def codegen(context, builder, sig, args):
+            aryty = sig.args[0]
+            a = context.make_array(aryty)(context, builder, value=args[0])
+            idx = context.cast(builder, args[1], sig.args[1], types.intp)
+            ptr = builder.gep(a.data, [idx], inbounds=True)
+            width = aryty.dtype.bitwidth
+            vty = context.get_value_type(aryty.dtype)
+            fty = ir.FunctionType(vty, [ptr.type])
+            asm = ir.InlineAsm(fty, f"ld.global.{qualifier}.b{width} $0, [$1];",
+                               f"={constraint[width]},l,~{{memory}}", side_effect=True)
+            return builder.call(asm, [ptr])
+        return ary.dtype(ary, i), codegen
+    return load
+
+
 def identity(dtype, op):
     """The operator's identity in dtype (what an empty segment gives)."""
     dtype = np.dtype(dtype)
@@ -81,6 +112,7 @@ def kernel(dtype, op, name, min_blocks=None):
     btile = THREADS * vec
     min_blocks = min_blocks or (6 if dtype.itemsize == 8 else 8)
     at = _at_intrinsic()
+    ldcv, ldcg = _load_intrinsic("cv"), _load_intrinsic("cg")
     i32, u32 = np.int32, np.uint32  # (unsigned indices: Numba wraps signed ones around, keeping shapes live)
     is_sum, is_prod, is_min = op == "sum", op == "prod", op == "min"
 
@@ -152,13 +184,13 @@ def kernel(dtype, op, name, min_blocks=None):
     @cuda.jit(device=True, inline="always")
     def wait_item(q, items, t):
         while True:
-            all_done = cuda.ldcv(q, 2) == cuda.gridDim.x
+            all_done = ldcv(q, 2) == cuda.gridDim.x
             cuda.threadfence()
-            if t < cuda.ldcv(q, 0):  # reserved: written now or soon
-                w = cuda.ldcv(items, t)
+            if t < ldcv(q, 0):  # reserved: written now or soon
+                w = ldcv(items, t)
                 while w == 0:
                     cuda.nanosleep(np.uint32(32))
-                    w = cuda.ldcv(items, t)
+                    w = ldcv(items, t)
                 return w
             if all_done:  # nothing more will be reserved
                 return np.uint64(0)
@@ -212,7 +244,7 @@ def kernel(dtype, op, name, min_blocks=None):
                     a = ident()
                     i = np.uint32(tid)
                     while i < n:
-                        a = opf(a, cuda.ldcg(partial, first + i))
+                        a = opf(a, ldcg(partial, first + i))
                         i += np.uint32(THREADS)
                     total = bred(a)
                     if tid == 0:

@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# On the GPU machine (device tool), carrying .gpubench (bench/segreduce/prepare.sh) and .gpuwheels
+# (tests/gpu/prepare_python.sh): what issue 10 measures, in two calls that each fit the tool's 10 minutes.
+#
+#   bash bench/segreduce/device.sh checks          # check_tail.py (C, then Numba; a hang is reported, not
+#                                                  # waited for), the segmented_reduce GPU suite, bench/scan
+#   bash bench/segreduce/device.sh bench [opts]    # bench/segreduce/bench.py --numba [opts] (every type)
+#
+# Logs and results go to $OUT (segreduce.json is rewritten after every configuration, so a run cut short
+# keeps what it measured).
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+repo=$PWD
+out=${OUT:-/tmp}
+what=${1:-checks}
+shift || true
+site=${TMPDIR:-/tmp}/cooplink-site
+rm -rf "$site"
+python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --target "$site" .gpuwheels/cooplink-*.whl
+export PYTHONPATH=$site PYTHONUNBUFFERED=1 COOPLINK_CACHE=${COOPLINK_CACHE:-/tmp/cooplink-cache}
+nvidia-smi --query-gpu=name,clocks.sm,clocks.mem,temperature.gpu --format=csv,noheader
+
+stage() {  # stage NAME SECONDS COMMAND...: the command's output in $OUT/NAME.log, its status and tail here
+  local name=$1 secs=$2 t0=$SECONDS
+  shift 2
+  timeout "$secs" "$@" > "$out/$name.log" 2>&1
+  echo "== $name: rc $? in $((SECONDS - t0)) s"
+  grep -v -e '^  ' -e Warning -e 'warnings.warn' "$out/$name.log" | cut -c1-300 | tail -n "${TAIL:-25}"
+}
+
+case "$what" in
+  checks)
+    COOPLINK_CATALOG=$repo/.gpubench/catalog stage check 100 python3 bench/segreduce/check_tail.py --numba
+    (cd /tmp && TAIL=12 stage suite 240 python3 "$repo/tests/gpu/segmented_suite.py")
+    grep -c '^ok' "$out/suite.log" | sed 's/^/suite cases ok: /'
+    grep '^FAIL' "$out/suite.log" | head -20
+    TAIL=10 stage scan 150 python3 bench/scan/scan.py --gpubench .gpubench --out "$out" --rounds 5
+    ;;
+  bench)
+    COOPLINK_CATALOG=$repo/.gpubench/catalog TAIL=50 stage bench 560 \
+      python3 bench/segreduce/bench.py --gpubench .gpubench --out "$out" --numba --verbose "$@"
+    ;;
+  *) echo "device.sh: checks or bench" >&2; exit 2 ;;
+esac
