@@ -4,8 +4,10 @@
 // unit (-DCOOP_WHOLE_PROGRAM). Parameters (-D): SC_T, SC_TC, SC_N (items a thread holds: two 16-byte
 // vectors), SC_V (items a vector holds).
 //
-// Tiles: full tiles on a 16-byte boundary load and store as vectors (blocked, coalesced); a segment
-// that starts off a boundary first takes a shorter tile that ends on one; the ragged end is guarded.
+// Tiles: full tiles on a 16-byte boundary load and store as vectors (blocked, coalesced), the next tile's
+// loads issued before this one is scanned (two tiles in flight a block: a segment of 1M items has one
+// block for the whole of it); a segment that starts off a boundary first takes a shorter tile that ends
+// on one; the ragged end is guarded.
 #include "scan.h"
 #ifdef COOP_WHOLE_PROGRAM
 #include COOP_WHOLE_PROGRAM
@@ -38,12 +40,21 @@ extern "C" __global__ void __launch_bounds__(SC_THREADS) sc_block(const SC_T *in
     __syncthreads(); /* temp is reused */
     p += n;
   }
-  for (; p + SC_TILE <= e; p += SC_TILE) {
-    SC_T x[SC_N], y[SC_N];
+  if (p + SC_TILE <= e) { /* full tiles, the next one loading while this one is scanned and stored */
+    SC_T x[SC_N];
     BLOAD(in + p, x, 0);
-    BSCAN(x, y, &running, temp);
-    BSTORE(out + p, y, 0);
-    __syncthreads();
+    for (;;) {
+      SC_T nx[SC_N], y[SC_N];
+      const bool more = p + 2 * SC_TILE <= e;
+      if (more) BLOAD(in + p + SC_TILE, nx, 0);
+      BSCAN(x, y, &running, temp);
+      BSTORE(out + p, y, 0);
+      __syncthreads();
+      p += SC_TILE;
+      if (!more) break;
+#pragma unroll
+      for (int i = 0; i < SC_N; ++i) x[i] = nx[i];
+    }
   }
   if (p < e) {
     SC_T x[SC_N], y[SC_N];

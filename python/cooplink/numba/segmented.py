@@ -213,47 +213,51 @@ def kernel(dtype, op, name, min_blocks=None):
                 ticket[0] = cuda.atomic.add(q, 1, np.uint32(1))
                 work[0] = wait_item(q, items, ticket[0])
             cuda.syncthreads()
+            combining = False
+            held = np.uint32(0)  # (thread 0) the next ticket, taken while this chunk is reduced
             while True:
+                # one BlockReduce for both steps (a chunk's items, then, after a segment's last chunk, its
+                # chunks' partials): Numba keeps the bounded kernels' registers only with a single one
                 w = work[0]
                 t = ticket[0]
                 if w == 0:
                     break
-                nxt = np.uint32(0)
-                if tid == 0:
-                    cuda.stcg(items, t, np.uint64(0))
-                    nxt = cuda.atomic.add(q, 1, np.uint32(1))
                 j = np.uint32(w & np.uint64(0xFFFFFFFF))
                 s = np.int32(w >> np.uint64(32)) - 1
                 sb, se = i32(off[u32(s)] + sh), i32(off[u32(s + 1)] + sh)
-                b = i32(sb + i32(j) * chunk)
-                agg = bred(brange(d_in, b, i32(min(b + chunk, se)), i32(tid), ident()))
                 n = chunk_count(se - sb)
+                first = t - j
+                if combining:  # the segment's chunk partials, in chunk order
+                    cuda.threadfence()
+                    acc = ident()
+                    i = np.uint32(tid)
+                    while i < n:
+                        acc = opf(acc, ldcg(partial, first + i))
+                        i += np.uint32(THREADS)
+                else:
+                    if tid == 0:
+                        cuda.stcg(items, t, np.uint64(0))
+                        held = cuda.atomic.add(q, 1, np.uint32(1))
+                    b = i32(sb + i32(j) * chunk)
+                    acc = brange(d_in, b, i32(min(b + chunk, se)), i32(tid), ident())
+                agg = bred(acc)
                 if tid == 0:
                     last = 0
-                    if n == 1:
+                    if combining or n == 1:
                         out[u32(s)] = agg
+                        if combining:
+                            done[first] = 0
                     else:
                         partial[t] = agg
                         cuda.threadfence()
-                        last = 1 if cuda.atomic.add(done, t - j, np.uint32(1)) == n - 1 else 0
+                        last = 1 if cuda.atomic.add(done, first, np.uint32(1)) == n - 1 else 0
                     combine[0] = last
+                    if not last:  # on to the ticket taken before
+                        ticket[0] = held
+                        work[0] = wait_item(q, items, held)
                 cuda.syncthreads()
-                if combine[0]:  # the segment's last chunk: its partials in chunk order
-                    cuda.threadfence()
-                    first = t - j
-                    a = ident()
-                    i = np.uint32(tid)
-                    while i < n:
-                        a = opf(a, ldcg(partial, first + i))
-                        i += np.uint32(THREADS)
-                    total = bred(a)
-                    if tid == 0:
-                        out[u32(s)] = total
-                        done[first] = 0
-                if tid == 0:
-                    ticket[0] = nxt
-                    work[0] = wait_item(q, items, nxt)
-                cuda.syncthreads()
+                combining = combine[0] != 0
+                cuda.syncthreads()  # (combine is written again in the next step)
         if tid == 0 and cuda.atomic.add(q, 3, np.uint32(1)) == cuda.gridDim.x - 1:
             for i in range(4):  # the last block out: the queue is zero for the next call
                 q[i] = 0
