@@ -27,13 +27,27 @@ class Kernels:
         # the fixed kernels: no tail (its arrays are never touched)
         z32, z64, zt = (cuda.device_array(1, t) for t in (np.uint32, np.uint64, d_x.dtype))
         fixed = (np.int32(0), out, np.int32(n_seg), np.int32(2 ** 31 - 1), np.int32(0), z32, z64, zt, z32, np.uint32(0))
+        def resources(label, disp):  # after the first run (which compiled it)
+            if label in R.info and "error" not in R.info[label]:
+                ov = list(disp.overloads.values())
+                R.info[label].update(regs=max(v.regs_per_thread for v in ov),
+                                     local=max(v.local_mem_per_thread for v in ov))
+
         k = seg.kernel(dt, op, "sr_block")
         R.add("numba block", lambda: k[n_seg, THREADS](x, o, *fixed), d_out, bytes_)
+        resources("numba block", k)
         for L in (8, 16, 32):
             for mb in (None,) + tuple(self.explore_min_blocks):
                 g = seg.kernel(dt, op, f"sr_warp{L}", mb)
                 grid = min(math.ceil(n_seg / (THREADS // L * SEGS)), sm_count * 32)
                 label = f"numba warp{L}" + (f" ({mb} blocks/SM)" if mb else "")
                 R.add(label, (lambda g, grid: lambda: g[grid, THREADS](x, o, *fixed))(g, grid), d_out, bytes_)
+                resources(label, g)
         p = seg._segplan.choose(d_x.size, n_seg, d_x.dtype.itemsize)
         R.add("numba adaptive", lambda: seg.segmented_reduce(x, o, out, op), d_out, bytes_, {"plan": str(p)})
+        resources("numba adaptive", seg.kernel(dt, op, p.kernel))
+        left = sum(int(np.count_nonzero(a.copy_to_host())) for st in seg._states.values()
+                   for a in (st.queue, st.items, st.done))
+        if left and "wrong" in R.info.get("numba adaptive", {}):  # a call must leave the queue zeroed
+            R.info["numba adaptive"]["wrong"] += 1
+            R.info["numba adaptive"]["first_wrong"] = f"{left} queue words left non-zero"

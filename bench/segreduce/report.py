@@ -81,7 +81,8 @@ def all_types(res, lines):
 def every_kernel(res, lines):
     lines += ["## Every kernel (share of the read ceiling; fixed kernels take every segment length as it comes)",
               ""]
-    labels = ["cooplink adaptive"] + [f"cooplink {k}" for k in FIXED] + BASELINES + ["numba adaptive"]
+    labels = (["cooplink adaptive"] + [f"cooplink {k}" for k in FIXED] + BASELINES +
+              [f"numba {k}" for k in ("adaptive", "block", "warp8", "warp16", "warp32")])
     for tc in ("f32", "f64", "i32"):
         for op in ("sum", "max"):
             cs = configs(res, tc, op)
@@ -133,6 +134,30 @@ def zero_overhead(res, lines):
     lines.append("")
 
 
+def numba_vs_c(res, lines):
+    """The Numba kernels (cooplink.numba.segmented, the library function's) against the CUDA C ones."""
+    if not any(k.startswith("numba ") for c in res["configs"] for k in c["kernels"]):
+        return
+    lines += ["## Numba (cooplink.numba) against CUDA C (cooplink-linked), same kernels", "",
+              "Time ratio Numba / CUDA C: median over the rounds of the per-round ratio, then the range over the "
+              "configurations; `numba adaptive` is the library function `cooplink.numba.segmented_reduce` "
+              "itself (its argument checks and launch included).", "",
+              "| kernel | Numba / CUDA C: min .. max (median) | registers Numba / C | Numba local bytes | "
+              "within 1.02 |", "|---|---|---|---|---|"]
+    for k in ("block", "warp8", "warp16", "warp32", "adaptive"):
+        v = [c["ratios"][f"numba {k} / cooplink"] for c in res["configs"] if f"numba {k} / cooplink" in c["ratios"]]
+        if not v:
+            continue
+        regs = {b: sorted({c["kernels"][f"{b} {k}"].get("regs") for c in res["configs"]
+                           if f"{b} {k}" in c["kernels"]} - {None}) for b in ("numba", "cooplink")}
+        local = sorted({c["kernels"][f"numba {k}"].get("local") for c in res["configs"]
+                        if f"numba {k}" in c["kernels"]} - {None})
+        lines.append(f"| {k} | {min(v):.4f} .. {max(v):.4f} ({statistics.median(v):.4f}), {len(v)} configs | "
+                     f"{','.join(map(str, regs['numba'])) or '-'} / {','.join(map(str, regs['cooplink']))} | "
+                     f"{','.join(map(str, local)) or '-'} | {'yes' if max(v) <= 1.02 else '**no**'} |")
+    lines.append("")
+
+
 def plots(res, outdir):
     import matplotlib
     matplotlib.use("Agg")
@@ -180,11 +205,13 @@ def main():
     g = res["gpu_before"]
     lines = ["# bench/segreduce results", "",
              f"- GPU: {g['name']}, {g['sm_count']} SMs; CUDA runtime {g['cuda runtime']}, driver API {g['driver']}",
-             f"- nvidia-smi before: `{list(g.values())[0]}`; after: `{list(res['gpu_after'].values())[0]}` "
+             f"- nvidia-smi before: `{list(g.values())[0]}`; after: "
+             f"`{list(res['gpu_after'].values())[0] if 'gpu_after' in res else '(run cut short)'}` "
              "(name, SM clock, memory clock, max SM, max memory, driver, power, temperature)",
              f"- versions: {', '.join(f'{k} {v}' for k, v in res['versions'].items())}",
-             f"- command (GPU machine, device tool): `bash bench/segreduce/run.sh {res['command'].split('--out')[1].split(' ', 2)[-1]}` "
-             f"(`{res['command']}`), {len(res['configs'])} configurations in {res['seconds']:.0f} s",
+             f"- command (GPU machine, device tool, through `bash bench/segreduce/device.sh bench` or "
+             f"`bench/segreduce/run.sh`): `{res['command']}`, {len(res['configs'])} configurations"
+             + (f" in {res['seconds']:.0f} s" if "seconds" in res else " (the run was cut short after these)"),
              "- prepared here with `bash bench/segreduce/prepare.sh`; this file: "
              "`bash bench/segreduce/report.sh`",
              f"- every kernel's output poisoned, then compared for equality with the float64/int64 host reference: "
@@ -195,6 +222,7 @@ def main():
     headline(res, lines)
     all_types(res, lines)
     zero_overhead(res, lines)
+    numba_vs_c(res, lines)
     every_kernel(res, lines)
     with open(os.path.join(outdir, "segreduce.md"), "w") as f:
         f.write("\n".join(lines) + "\n")
