@@ -59,27 +59,26 @@ __device__ __forceinline__ SR_T thread_reduce(const SR_T (&x)[SR_N])
 __device__ __forceinline__ int align_up(int p) { return (p + SR_N - 1) / SR_N * SR_N; }
 
 /* acc combined with in[p, e) by one logical warp of L lanes (lane = this thread's place in it): the
- * unaligned head one item a lane, full tiles as vectors two at a time, the ragged end guarded. */
-#define WARP_RANGE(L)                                                                                        \
-  __device__ __forceinline__ SR_T warp_range_##L(const SR_T *in, int p, int e, int lane, SR_T acc)                \
+ * unaligned head one item a lane, full tiles as vectors U at a time (U loads in flight a lane), then one
+ * at a time, the ragged end guarded. */
+#define WARP_RANGE(L, U, NAME)                                                                               \
+  __device__ __forceinline__ SR_T NAME(const SR_T *in, int p, int e, int lane, SR_T acc)                     \
   {                                                                                                          \
-    const SR_T id = SR_ID;                                                                                         \
+    const SR_T id = SR_ID;                                                                                   \
     const int a = min(align_up(p), e);                                                                       \
     if (lane < a - p) acc = OPF(acc, in[p + lane]);                                                          \
-    for (p = a; p + 2 * L * SR_N <= e; p += 2 * L * SR_N) {                                                        \
-      SR_T x[SR_N], y[SR_N];                                                                                          \
-      WLOAD(L)(in + p, x, 0);                                                                                \
-      WLOAD(L)(in + p + L * SR_N, y, 0);                                                                        \
-      acc = OPF(acc, OPF(thread_reduce(x), thread_reduce(y)));                                               \
+    for (p = a; p + U * L * SR_N <= e; p += U * L * SR_N) {                                                  \
+      SR_T x[U][SR_N];                                                                                       \
+      _Pragma("unroll") for (int u = 0; u < U; ++u) WLOAD(L)(in + p + u * L * SR_N, x[u], 0);                \
+      _Pragma("unroll") for (int u = 0; u < U; u += 2) acc = OPF(acc, OPF(thread_reduce(x[u]), thread_reduce(x[u + 1]))); \
     }                                                                                                        \
-    if (p + L * SR_N <= e) {                                                                                    \
-      SR_T x[SR_N];                                                                                                \
+    for (; p + L * SR_N <= e; p += L * SR_N) {                                                               \
+      SR_T x[SR_N];                                                                                          \
       WLOAD(L)(in + p, x, 0);                                                                                \
       acc = OPF(acc, thread_reduce(x));                                                                      \
-      p += L * SR_N;                                                                                            \
     }                                                                                                        \
     if (p < e) {                                                                                             \
-      SR_T x[SR_N];                                                                                                \
+      SR_T x[SR_N];                                                                                          \
       WLOADG(L)(in + p, x, e - p, &id, 0);                                                                   \
       acc = OPF(acc, thread_reduce(x));                                                                      \
     }                                                                                                        \
@@ -237,7 +236,7 @@ __device__ __forceinline__ void sr_tail(const SR_T *in, const int *off, SR_T *ou
  * loaded before any is reduced, so that SR_K loads are in flight per lane, and the next SR_K segments'
  * offsets are loaded while these are reduced. A segment longer than `defer` is deferred to the tail
  * (q non-null: the adaptive launcher's first stage). */
-#define WARP_KERNEL(L, NAME, MIN_BLOCKS)                                                                     \
+#define WARP_KERNEL(L, NAME, MIN_BLOCKS, RANGE)                                                              \
   extern "C" __global__ void __launch_bounds__(SR_THREADS, MIN_BLOCKS)                                       \
     NAME(const SR_T *in, const int *off, SR_T *out, int n_seg, long long defer_items, sr_queue *q,           \
          unsigned long long *items, SR_T *partial, unsigned *done, unsigned waiters)                        \
@@ -279,7 +278,7 @@ __device__ __forceinline__ void sr_tail(const SR_T *in, const int *off, SR_T *ou
           continue;                                                                                          \
         }                                                                                                    \
         SR_T acc = thread_reduce(x[k]);                                                                      \
-        if (len > L * SR_N) acc = warp_range_##L(in, b[k] + L * SR_N, b[k + 1], lane, acc);                 \
+        if (len > L * SR_N) acc = RANGE(in, b[k] + L * SR_N, b[k + 1], lane, acc);                          \
         SR_T agg;                                                                                            \
         WRED(L)(&acc, &agg, 0);                                                                              \
         if (lane == 0) out[s0 + k] = agg;                                                                    \
@@ -291,12 +290,14 @@ __device__ __forceinline__ void sr_tail(const SR_T *in, const int *off, SR_T *ou
     }                                                                                                        \
   }
 
-/* sr_warp<L>: registers bounded so that an SM holds SR_WARP_MIN_BLOCKS blocks (best for short segments);
- * sr_warp<L>u: unbounded (more registers, fewer warps: best for segments of a few KB) */
+/* sr_warp<L>: registers bounded so that an SM holds SR_WARP_MIN_BLOCKS blocks (best for short segments),
+ * two tiles in flight a lane; sr_warp<L>u: four tiles in flight a lane, up to 64 registers (half the warps
+ * an SM can hold: best for segments of a few KB; unbounded, float64 took 95 registers, a quarter) */
 #define WARP_KERNELS(L)                                                                                      \
-  WARP_RANGE(L)                                                                                              \
-  WARP_KERNEL(L, sr_warp##L, SR_WARP_MIN_BLOCKS)                                                             \
-  WARP_KERNEL(L, sr_warp##L##u, 1)
+  WARP_RANGE(L, 2, warp_range_##L)                                                                           \
+  WARP_RANGE(L, 4, warp_range4_##L)                                                                          \
+  WARP_KERNEL(L, sr_warp##L, SR_WARP_MIN_BLOCKS, warp_range_##L)                                             \
+  WARP_KERNEL(L, sr_warp##L##u, 4, warp_range4_##L)
 WARP_KERNELS(4)
 WARP_KERNELS(8)
 WARP_KERNELS(16)

@@ -149,27 +149,40 @@ def kernel(dtype, op, name, min_blocks=None):
             cuda.stcg(items, first + j, (np.uint64(s + 1) << np.uint64(32)) | np.uint64(j))
             j += np.uint32(lanes)
 
-    def range_reduce(load, loadg, tile):
+    def range_reduce(load, loadg, tile, U=2):
         """acc combined with d_in[p, e) by a group (a logical warp or a block) whose thread `rank` this
-        is, loading tiles of `tile` items: the unaligned head one item a thread, full tiles as vectors two
-        at a time, the ragged end guarded."""
+        is, loading tiles of `tile` items: the unaligned head one item a thread, full tiles as vectors U
+        (2 or 4) at a time, then one at a time, the ragged end guarded (kernels.cu WARP_RANGE)."""
         @cuda.jit(device=True, inline="always")
         def f(d_in, p, e, rank, acc):
             x = cuda.local.array(vec, nb)
             y = cuda.local.array(vec, nb)
+            z = cuda.local.array(vec, nb)
+            w = cuda.local.array(vec, nb)
             a = min(i32((p + vec - 1) // vec * vec), e)
             if rank < a - p:
                 acc = opf(acc, d_in[u32(p + rank)])
             p = a
-            while i32(p + 2 * tile) <= e:
+            while i32(p + U * tile) <= e:
                 load(at(d_in, p), x)
                 load(at(d_in, i32(p + tile)), y)
+                if U == 4:
+                    load(at(d_in, i32(p + 2 * tile)), z)
+                    load(at(d_in, i32(p + 3 * tile)), w)
                 acc = opf(acc, opf(thread_reduce(x), thread_reduce(y)))
-                p = i32(p + 2 * tile)
-            if i32(p + tile) <= e:
-                load(at(d_in, p), x)
-                acc = opf(acc, thread_reduce(x))
-                p = i32(p + tile)
+                if U == 4:
+                    acc = opf(acc, opf(thread_reduce(z), thread_reduce(w)))
+                p = i32(p + U * tile)
+            if U == 2:  # (at most one full tile left; a loop here costs the bounded kernels registers)
+                if i32(p + tile) <= e:
+                    load(at(d_in, p), x)
+                    acc = opf(acc, thread_reduce(x))
+                    p = i32(p + tile)
+            else:
+                while i32(p + tile) <= e:
+                    load(at(d_in, p), x)
+                    acc = opf(acc, thread_reduce(x))
+                    p = i32(p + tile)
             if p < e:
                 loadg(at(d_in, p), x, i32(e - p), ident())
                 acc = opf(acc, thread_reduce(x))
@@ -292,7 +305,7 @@ def kernel(dtype, op, name, min_blocks=None):
     wloadg = warp.make_load(dtype, vec, L, "striped")
     wred = warp.make_sum(dtype, L) if is_sum else warp.make_reduce(dtype, op, L)
     tile = L * vec
-    warp_range = range_reduce(wload, wloadg, tile)
+    warp_range = range_reduce(wload, wloadg, tile, 2 if bounded else 4)
 
     @cuda.jit(device=True, inline="always")
     def first_tile(d_in, b, n, defer_items, x):
@@ -344,7 +357,8 @@ def kernel(dtype, op, name, min_blocks=None):
             s0 = nxt
         if use_tail:
             tail(d_in, off, sh, out, q, items, partial, done, waiters)
-    return cuda.jit(launch_bounds=(THREADS, min_blocks) if bounded else THREADS)(sr_warp)
+    # (sr_warp<L>u: four tiles in flight a lane and up to 64 registers, as kernels.cu)
+    return cuda.jit(launch_bounds=(THREADS, min_blocks if bounded else 4))(sr_warp)
 
 
 class _State:
