@@ -101,7 +101,7 @@ def kernel(dtype, op, name, min_blocks=None):
     indexes values; segments longer than `defer` items are left to the tail when `tail` is non-zero, in
     which the last `waiters` blocks of the grid (no more than the GPU holds at once) reduce them; queue (4 x uint32), items (uint64), partial (dtype) and done
     (uint32) are zero before a call and after it. min_blocks: the blocks an SM must hold, which bounds the
-    registers of sr_warp<L> (default 8, or 6 for 8-byte types, as kernels.cu)."""
+    registers of sr_warp<L> (default 8, 6 for 8-byte types as kernels.cu, 4 for 1- and 2-byte types)."""
     from numba import cuda
     from . import _primitive, block, warp
     dtype = np.dtype(dtype)
@@ -110,7 +110,8 @@ def kernel(dtype, op, name, min_blocks=None):
     scalar, ident_value = dtype.type, identity(dtype, op).item()
     chunk = _segplan.chunk_items(dtype.itemsize)
     btile = THREADS * vec
-    min_blocks = min_blocks or (6 if dtype.itemsize == 8 else 8)
+    # (1- and 2-byte types hold 8 or 16 items a vector, each in its own register: half the warps)
+    min_blocks = min_blocks or {1: 4, 2: 4, 4: 8, 8: 6}[dtype.itemsize]
     at = _at_intrinsic()
     ldcv, ldcg = _load_intrinsic("cv"), _load_intrinsic("cg")
     i32, u32 = np.int32, np.uint32  # (unsigned indices: Numba wraps signed ones around, keeping shapes live)
