@@ -439,7 +439,7 @@ def segmented_reduce(values, offsets, out, op="sum", stream=0, plan=None):
     if n_seg == 0:
         return
     from numba import cuda
-    values, offsets, out = (cuda.as_cuda_array(a) for a in (values, offsets, out))
+    values, offsets, out = (_import(cuda, a, stream) for a in (values, offsets, out))
     # vector loads need values on a 16-byte boundary: index from the boundary below, shifting the offsets
     shift = (ptr % _segplan.VECTOR_BYTES) // dtype.itemsize
     if shift:
@@ -457,6 +457,24 @@ def segmented_reduce(values, offsets, out, op="sum", stream=0, plan=None):
     static = n_seg if p.first == "block" else math.ceil(n_seg / (THREADS // p.lanes * SEGS))
     k[max(min(static, _sm_count() * 32) if p.first != "block" else static, waiters), THREADS, stream](
         *args[:-1], np.uint32(waiters))
+
+
+def _import(cuda, a, stream):
+    """A numba device array of a GPU array, ordered after the work its producer's stream has queued without
+    blocking the host (numba's as_cuda_array synchronizes that stream: with cupy inputs every call would
+    wait for the one before it): an event recorded there, waited on by `stream`."""
+    from numba.cuda.cudadrv.devicearray import DeviceNDArray
+    if isinstance(a, DeviceNDArray):
+        return a
+    cai = a.__cuda_array_interface__
+    arr = cuda.from_cuda_array_interface(cai, owner=a, sync=False)
+    producer = cai.get("stream")
+    ours = _handle(stream) if stream else 0
+    if producer is not None and producer != ours and not (ours == 0 and producer == 1):  # (1: legacy default)
+        ev = cuda.event(timing=False)
+        ev.record(cuda.external_stream(producer))
+        ev.wait(stream)
+    return arr
 
 
 def _handle(obj):
