@@ -67,7 +67,8 @@ class State:
         size = np.dtype(dtype).itemsize
         self.chunk = adaptive.chunk_items(size)
         cap = adaptive.work_capacity(n, n_seg, size, 0)
-        self.queue = cp.zeros(4, cp.uint32)
+        self.queue = cp.zeros(8, cp.uint32)  # kernels.cu sr_queue
+        self.cap = cap
         self.items = cp.zeros(cap, cp.uint64)
         self.partial = cp.zeros(cap, dtype)
         self.done = cp.zeros(cap, cp.uint32)
@@ -233,11 +234,17 @@ def run_config(cp, mods, cub, numba_k, tc, op, dist, d_x, x64, rounds, rng, sm_c
     def warp_grid(L):
         return min(math.ceil(n_seg / (THREADS // L * SEGS_IN_FLIGHT)), sm_count * 32)
 
+    def adaptive_grid(p, resident):
+        """(grid, blocks with a share of the segments): the fixed kernel's grid, or every block the GPU
+        holds at once if that is more (blocks without a share of their own take deferred chunks)."""
+        share = n_seg if p.first == "block" else warp_grid(p.lanes)
+        return max(share, resident), share
+
     def fixed(build):
         m = mods[build]
         info = lambda f: {"regs": f.num_regs, "local": f.local_size_bytes}
         f = m.get_function("sr_block")
-        none = (null, null, null, null, np.uint32(0))  # no queue: the fixed kernel alone
+        none = (null, null, null, null, np.uint32(0), np.uint32(0))  # no queue: the fixed kernel alone
         R.add(f"{build} block", lambda: f((n_seg,), (THREADS,), (d_x, d_off, d_out, np.int32(n_seg), huge, *none)),
               d_out, bytes_, info(f))
         for L, u in [(L, u) for u in ("", "u") for L in (4, 8, 16, 32)]:
@@ -249,13 +256,13 @@ def run_config(cp, mods, cub, numba_k, tc, op, dist, d_x, x64, rounds, rng, sm_c
 
         def adaptive_launch(p):
             f = k[p.kernel]
-            waiters = sm_count * blocks_per_sm(cp, f)  # the tail's blocks: no more than the GPU holds at once
-            grid = max(n_seg if p.first == "block" else warp_grid(p.lanes), waiters)
+            grid, share = adaptive_grid(p, sm_count * blocks_per_sm(cp, f))
 
             def run():
                 f((grid,), (THREADS,), (d_x, d_off, d_out, np.int32(n_seg), np.int64(p.defer), *state.args(),
-                                        np.uint32(waiters)))
+                                        np.uint32(state.cap), np.uint32(share)))
             return run
+
         p = adaptive.choose(n, n_seg, size)
         f = k[p.kernel]
         R.add(f"{build} adaptive", adaptive_launch(p), d_out, bytes_,

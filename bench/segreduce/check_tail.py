@@ -19,16 +19,24 @@ from bench import State, THREADS, adaptive, blocks_per_sm  # noqa: E402
 
 
 def cases(rng):
+    """(label, offsets) of each case."""
     chunk = 16384
-    yield "len 32", np.full(1 << 17, 32)
-    yield "len 8192", np.full(512, 8192)
-    yield "1M x4", np.full(4, 1 << 20)
+
+    def of(lens):
+        offs = np.zeros(len(lens) + 1, np.int64)
+        np.cumsum(lens, out=offs[1:])
+        return offs
+    yield "len 32", of(np.full(1 << 17, 32))
+    yield "len 8192", of(np.full(512, 8192))
+    yield "1M x4", of(np.full(4, 1 << 20))
     a = rng.integers(0, 100, 20000)
     a[[5, 9000]] = [40 * chunk + 5, 3 * chunk]
-    yield "short + 2 long (warp tail)", a
+    yield "short + 2 long (warp tail)", of(a)
     b = np.full(300, 9000)
     b[[7, 200]] = [70 * chunk + 1, 17 * chunk]
-    yield "block + 2 long (block tail)", b
+    yield "block + 2 long (block tail)", of(b)
+    n = 40 * chunk  # overlapping offsets: the second long segment finds the queue full, is reduced in place
+    yield "overlapping (queue full)", np.array([0, n, 0, n])
 
 
 def watch(cp, run, queue, label, seconds=5.0):
@@ -41,11 +49,12 @@ def watch(cp, run, queue, label, seconds=5.0):
     while not e.done:
         if time.time() - t0 > seconds:
             side = cp.cuda.Stream(non_blocking=True)
-            host = cp.cuda.alloc_pinned_memory(16)
-            cp.cuda.runtime.memcpyAsync(host.ptr, queue.data.ptr, 16, cp.cuda.runtime.memcpyDeviceToHost, side.ptr)
+            host = cp.cuda.alloc_pinned_memory(32)
+            cp.cuda.runtime.memcpyAsync(host.ptr, queue.data.ptr, 32, cp.cuda.runtime.memcpyDeviceToHost, side.ptr)
             side.synchronize()
-            q = np.frombuffer(host, np.uint32, 4)
-            print(f"HANG {label}: queue chunks {q[0]} taken {q[1]} finished {q[2]} exited {q[3]}", flush=True)
+            q = np.frombuffer(host, np.uint32, 8)
+            print(f"HANG {label}: queue chunks {q[0]} taken {q[1]} finished {q[2]} exited {q[3]} "
+                  f"shared {q[4]}", flush=True)
             os._exit(3)
         time.sleep(0.01)
     return (time.time() - t0) * 1e3
@@ -90,28 +99,29 @@ def main():
     sm = cp.cuda.runtime.getDeviceProperties(0)["multiProcessorCount"]
     bad = 0
     # the CUDA C kernels first, every case, then the Numba ones (a hang ends the process)
-    for numba_pass, (label, lens) in [(nb, c) for nb in ((False, True) if args.numba else (False,))
+    for numba_pass, (label, offs) in [(nb, c) for nb in ((False, True) if args.numba else (False,))
                                       for c in cases(np.random.default_rng(5))]:
-        offs = np.zeros(lens.size + 1, np.int64)
-        np.cumsum(lens, out=offs[1:])
-        n = int(offs[-1])
+        n = int(offs.max())
+        lens = np.diff(offs)
         x = (np.random.default_rng(n).integers(-64, 65, n) / 8).astype(np.float32)
         ref = np.array([x[offs[i]:offs[i + 1]].astype(np.float64).sum() for i in range(lens.size)], np.float32)
+        assert lens.min() >= 0 or label.startswith("overlapping")
         d_x, d_off = cp.asarray(x), cp.asarray(offs.astype(np.int32))
         d_out = cp.full(lens.size, np.nan, cp.float32)
         p = adaptive.choose(n, lens.size, 4)
         state = State(cp, n, lens.size, np.float32)
         f = m.get_function(p.kernel)
-        waiters = sm * blocks_per_sm(cp, f)
+        resident = sm * blocks_per_sm(cp, f)
         if numba_pass:
             bad += check_numba(cp, label, p, d_x, d_off, d_out, ref)
             continue
-        grid = max(lens.size if p.first == "block" else min(-(-lens.size // (THREADS // p.lanes * 2)), sm * 32),
-                   waiters)
+        share = lens.size if p.first == "block" else min(-(-lens.size // (THREADS // p.lanes * 2)), sm * 32)
+        grid = max(share, resident)
         for call in range(2):
             d_out.fill(np.nan)
             ms = watch(cp, lambda: f((grid,), (THREADS,), (d_x, d_off, d_out, np.int32(lens.size), np.int64(p.defer),
-                                                           *state.args(), np.uint32(waiters))), state.queue, f"C {label} {p}")
+                                                           *state.args(), np.uint32(state.cap), np.uint32(share))),
+                       state.queue, f"C {label} {p}")
             got = cp.asnumpy(d_out)
             wrong = int(np.count_nonzero(got != ref))
             left = sum(int(cp.count_nonzero(a)) for a in (state.queue, state.items, state.done))

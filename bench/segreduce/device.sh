@@ -14,6 +14,14 @@ repo=$PWD
 out=${OUT:-/tmp}
 what=${1:-checks}
 shift || true
+# what was carried must be what this tree builds (a stale .gpubench or wheel measures older code)
+for f in bench/segreduce/kernels.cu bench/scan/scan.cu; do
+  cmp -s "$f" ".gpubench/src/$(basename "$f")" || { echo "device.sh: .gpubench is older than $f: run bench/segreduce/prepare.sh" >&2; exit 2; }
+done
+for f in segmented.py _segplan.py; do
+  unzip -p .gpuwheels/cooplink-*.whl "cooplink-*.data/purelib/cooplink/numba/$f" | cmp -s - "python/cooplink/numba/$f" ||
+    { echo "device.sh: the wheel in .gpuwheels is older than python/cooplink/numba/$f: run tests/gpu/prepare_python.sh --wheel-only" >&2; exit 2; }
+done
 site=${TMPDIR:-/tmp}/cooplink-site
 rm -rf "$site"
 python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --target "$site" .gpuwheels/cooplink-*.whl

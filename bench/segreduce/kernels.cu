@@ -86,19 +86,24 @@ __device__ __forceinline__ int align_up(int p) { return (p + SR_N - 1) / SR_N * 
   }
 
 /* The adaptive launcher's deferred segments. A first stage that meets a segment longer than `defer`
- * reserves its chunks of SR_CHUNK items (a contiguous range of work items) and writes one work item per
- * chunk, (segment + 1) << 32 | chunk number, where 0 means "not written yet". The last `waiters` blocks of
- * the grid (at most as many as the GPU holds at once), when their own share is done, take work items by
- * ticket until every block's share is done and no reserved item is left (sr_tail); the other blocks
- * leave. Blocks start in index order (as CUB's decoupled look-back also assumes), so a waiting block
- * waits only for blocks that have started. A segment of several chunks leaves one partial per chunk; the
- * block that finishes its last chunk combines them in chunk order. Every call leaves the queue, the items
- * and the counters zeroed. */
+ * reserves its chunks of SR_CHUNK items (a contiguous range of work items; when the queue's `capacity`
+ * would be passed, as offsets that overlap can make it, it reduces the segment itself instead) and writes
+ * one work item per chunk, (segment + 1) << 32 | chunk number, where 0 means "not written yet". Every
+ * block, its own share done, takes the work items that are free, a block a chunk, and leaves when none
+ * is; a block with no share of its own (the grid has more blocks than shares) first waits for the blocks
+ * that have one to be through them; the grid's last block waits for every block to be through its share
+ * and takes what is left. Blocks start in index order (as CUB's decoupled look-back also assumes), so a
+ * block only ever waits for blocks that have started, and for work items that a running block is
+ * writing: no launch can wait for a block that cannot run. A segment of several chunks leaves one partial
+ * per chunk; the block that finishes its last chunk combines them in chunk order. Every call leaves the
+ * queue, the items and the counters zeroed. */
 struct sr_queue {
   unsigned chunks;   /* work items reserved */
-  unsigned taken;    /* tickets handed out */
+  unsigned taken;    /* work items taken */
   unsigned finished; /* blocks through their own share */
   unsigned exited;   /* blocks out: the last one zeroes the queue */
+  unsigned shared;   /* blocks with a share of their own through it */
+  unsigned pad[3];
 };
 
 __device__ __forceinline__ unsigned sr_chunk_count(long long len) { return (unsigned)((len + SR_CHUNK - 1) / SR_CHUNK); }
@@ -108,6 +113,32 @@ __device__ __forceinline__ unsigned sr_load_acquire(const unsigned *p)
   unsigned v;
   asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
   return v;
+}
+
+#define SR_NONE 0xffffffffu
+
+/* The first of `count` work items reserved for a segment, or SR_NONE when the queue has no room. */
+__device__ __forceinline__ unsigned sr_reserve(sr_queue *q, unsigned capacity, unsigned count)
+{
+  unsigned c = sr_load_acquire(&q->chunks);
+  for (;;) {
+    if (count > capacity - c) return SR_NONE;
+    const unsigned seen = atomicCAS(&q->chunks, c, c + count);
+    if (seen == c) return c;
+    c = seen;
+  }
+}
+
+/* A reserved work item nobody has taken yet, or SR_NONE. */
+__device__ __forceinline__ unsigned sr_take(sr_queue *q)
+{
+  unsigned t = sr_load_acquire(&q->taken);
+  for (;;) {
+    if (t >= sr_load_acquire(&q->chunks)) return SR_NONE;
+    const unsigned seen = atomicCAS(&q->taken, t, t + 1);
+    if (seen == t) return t;
+    t = seen;
+  }
 }
 
 /* The lanes (`lane` of `lanes`) of the group that deferred segment s write its work items from `first`. */
@@ -148,24 +179,33 @@ __device__ __forceinline__ SR_T block_range(const SR_T *in, int p, int e)
 /* BRED_TEMP_BYTES: the header's COOP_BLOCK_REDUCE_<OP>_<SR_TC>_T256_I1_WARP_REDUCTIONS_TEMP_BYTES */
 #define DECLARE_BLOCK_TEMP __shared__ __align__(16) unsigned char temp[BRED_TEMP_BYTES]
 
-/* The adaptive launcher's second part, run by every block when its own share is done (see sr_queue).
- * A waiter's thread 0 takes its next ticket while the block reduces the current chunk. */
-__device__ __forceinline__ unsigned long long sr_wait_item(sr_queue *q, const unsigned long long *items, unsigned t)
+/* The adaptive launcher's second part, run by every block when its own share is done (see sr_queue);
+ * a block's thread 0 takes its next work item while the block reduces the current one. */
+__device__ __forceinline__ unsigned long long sr_item(const unsigned long long *items, unsigned t)
 {
-  for (;;) {
-    const bool all_done = sr_load_acquire(&q->finished) == gridDim.x;
-    if (t < sr_load_acquire(&q->chunks)) { /* reserved: written now or soon */
-      unsigned long long w;
-      while ((w = __ldcv(items + t)) == 0) __nanosleep(32);
-      return w;
+  if (t == SR_NONE) return 0;
+  unsigned long long w;
+  while ((w = __ldcv(items + t)) == 0) __nanosleep(32); /* reserved: its writer is running */
+  return w;
+}
+
+/* The next work item for this block: one that is free; for the grid's last block, once every block is
+ * through its share, whatever is left. SR_NONE: leave. */
+__device__ __forceinline__ unsigned sr_next(sr_queue *q)
+{
+  unsigned t = sr_take(q);
+  if (t == SR_NONE && blockIdx.x == gridDim.x - 1) {
+    while (sr_load_acquire(&q->finished) != gridDim.x) {
+      if ((t = sr_take(q)) != SR_NONE) return t;
+      __nanosleep(128);
     }
-    if (all_done) return 0; /* nothing more will be reserved */
-    __nanosleep(128);
+    t = sr_take(q);
   }
+  return t;
 }
 
 __device__ __forceinline__ void sr_tail(const SR_T *in, const int *off, SR_T *out, sr_queue *q, unsigned long long *items,
-                                        SR_T *partial, unsigned *done, unsigned waiters, void *temp)
+                                        SR_T *partial, unsigned *done, unsigned share_blocks, void *temp)
 {
   __shared__ unsigned long long work;
   __shared__ unsigned ticket;
@@ -173,63 +213,65 @@ __device__ __forceinline__ void sr_tail(const SR_T *in, const int *off, SR_T *ou
   __syncthreads(); /* every warp of the block is through its share */
   if (threadIdx.x == 0) {
     __threadfence();
+    if (blockIdx.x < share_blocks) atomicAdd(&q->shared, 1);
     atomicAdd(&q->finished, 1);
+    if (blockIdx.x >= share_blocks) /* no share: the blocks with one (all started before) reserve first */
+      while (sr_load_acquire(&q->shared) < share_blocks) __nanosleep(128);
+    ticket = sr_next(q);
+    work = sr_item(items, ticket);
   }
-  if (blockIdx.x + waiters >= gridDim.x) {
+  __syncthreads();
+  for (;;) {
+    const unsigned long long w = work;
+    const unsigned t = ticket;
+    if (w == 0) break;
+    unsigned next = SR_NONE;
     if (threadIdx.x == 0) {
-      ticket = atomicAdd(&q->taken, 1);
-      work = sr_wait_item(q, items, ticket);
+      __stcg(items + t, 0ull);
+      next = sr_take(q); /* (its latency hides behind this chunk's loads) */
+    }
+    const unsigned j = (unsigned)w;
+    const int s = (int)(w >> 32) - 1;
+    const int sb = off[s], se = off[s + 1];
+    const int b = sb + (int)j * SR_CHUNK;
+    const SR_T acc = block_range(in, b, (int)min((long long)b + SR_CHUNK, (long long)se));
+    SR_T agg;
+    BRED(&acc, &agg, temp);
+    const unsigned n = sr_chunk_count(se - sb);
+    if (threadIdx.x == 0) {
+      int last = 0;
+      if (n == 1) {
+        out[s] = agg;
+      } else {
+        partial[t] = agg;
+        __threadfence();
+        last = atomicAdd(done + (t - j), 1) == n - 1;
+      }
+      combine = last;
     }
     __syncthreads();
-    for (;;) {
-      const unsigned long long w = work;
-      const unsigned t = ticket;
-      if (w == 0) break;
-      unsigned next = 0;
+    if (combine) { /* this segment's last chunk: its partials, in chunk order */
+      __threadfence();
+      const unsigned first = t - j;
+      SR_T a = SR_ID;
+      for (unsigned i = threadIdx.x; i < n; i += SR_THREADS) a = OPF(a, __ldcg(partial + first + i));
+      SR_T total;
+      BRED(&a, &total, temp);
       if (threadIdx.x == 0) {
-        __stcg(items + t, 0ull);
-        next = atomicAdd(&q->taken, 1); /* (its latency hides behind this chunk's loads) */
+        out[s] = total;
+        done[first] = 0;
       }
-      const unsigned j = (unsigned)w;
-      const int s = (int)(w >> 32) - 1;
-      const int sb = off[s], se = off[s + 1];
-      const int b = sb + (int)j * SR_CHUNK;
-      const SR_T acc = block_range(in, b, min(b + SR_CHUNK, se));
-      SR_T agg;
-      BRED(&acc, &agg, temp);
-      const unsigned n = sr_chunk_count(se - sb);
-      if (threadIdx.x == 0) {
-        int last = 0;
-        if (n == 1) {
-          out[s] = agg;
-        } else {
-          partial[t] = agg;
-          __threadfence();
-          last = atomicAdd(done + (t - j), 1) == n - 1;
-        }
-        combine = last;
-      }
-      __syncthreads();
-      if (combine) { /* this segment's last chunk: its partials, in chunk order */
-        __threadfence();
-        const unsigned first = t - j;
-        SR_T a = SR_ID;
-        for (unsigned i = threadIdx.x; i < n; i += SR_THREADS) a = OPF(a, __ldcg(partial + first + i));
-        SR_T total;
-        BRED(&a, &total, temp);
-        if (threadIdx.x == 0) {
-          out[s] = total;
-          done[first] = 0;
-        }
-      }
-      if (threadIdx.x == 0) {
-        ticket = next;
-        work = sr_wait_item(q, items, next);
-      }
-      __syncthreads();
     }
+    if (threadIdx.x == 0) {
+      ticket = next == SR_NONE ? sr_next(q) : next;
+      work = sr_item(items, ticket);
+    }
+    __syncthreads();
   }
-  if (threadIdx.x == 0 && atomicAdd(&q->exited, 1) == gridDim.x - 1) *q = sr_queue{0, 0, 0, 0};
+  if (threadIdx.x == 0) {
+    __threadfence();
+    if (atomicAdd(&q->exited, 1) == gridDim.x - 1) *q = sr_queue{};
+  }
 }
 
 /* One logical warp of L lanes per segment, SR_K consecutive segments at a time: the first tile of each is
@@ -239,7 +281,7 @@ __device__ __forceinline__ void sr_tail(const SR_T *in, const int *off, SR_T *ou
 #define WARP_KERNEL(L, NAME, MIN_BLOCKS, RANGE)                                                              \
   extern "C" __global__ void __launch_bounds__(SR_THREADS, MIN_BLOCKS)                                       \
     NAME(const SR_T *in, const int *off, SR_T *out, int n_seg, long long defer_items, sr_queue *q,           \
-         unsigned long long *items, SR_T *partial, unsigned *done, unsigned waiters)                        \
+         unsigned long long *items, SR_T *partial, unsigned *done, unsigned capacity, unsigned share_blocks)  \
   {                                                                                                          \
     const int defer = (int)min(defer_items, 0x7fffffffLL);                                                   \
     const SR_T id = SR_ID;                                                                                   \
@@ -270,15 +312,19 @@ __device__ __forceinline__ void sr_tail(const SR_T *in, const int *off, SR_T *ou
       {                                                                                                      \
         if (s0 + k >= n_seg) break;                                                                          \
         const int len = b[k + 1] - b[k];                                                                     \
+        SR_T acc = thread_reduce(x[k]); /* (the identity for a deferred segment: nothing loaded) */          \
+        int from = b[k] + L * SR_N;                                                                          \
         if (deferred & (1u << k)) { /* lane 0 reserves its chunks, the lanes write its work items */        \
           const unsigned mask = L == 32 ? 0xffffffffu : ((1u << L) - 1) << (threadIdx.x % 32 / L * L);      \
-          unsigned first = lane == 0 ? atomicAdd(&q->chunks, sr_chunk_count(len)) : 0;                       \
+          unsigned first = lane == 0 ? sr_reserve(q, capacity, sr_chunk_count(len)) : 0;                     \
           first = __shfl_sync(mask, first, 0, L);                                                            \
-          sr_write_items(s0 + k, len, first, lane, L, items);                                                \
-          continue;                                                                                          \
+          if (first != SR_NONE) {                                                                            \
+            sr_write_items(s0 + k, len, first, lane, L, items);                                              \
+            continue;                                                                                        \
+          }                                                                                                  \
+          from = b[k]; /* no room in the queue: reduced here */                                              \
         }                                                                                                    \
-        SR_T acc = thread_reduce(x[k]);                                                                      \
-        if (len > L * SR_N) acc = RANGE(in, b[k] + L * SR_N, b[k + 1], lane, acc);                          \
+        if (b[k + 1] > from) acc = RANGE(in, from, b[k + 1], lane, acc);                                     \
         SR_T agg;                                                                                            \
         WRED(L)(&acc, &agg, 0);                                                                              \
         if (lane == 0) out[s0 + k] = agg;                                                                    \
@@ -286,7 +332,7 @@ __device__ __forceinline__ void sr_tail(const SR_T *in, const int *off, SR_T *ou
     }                                                                                                        \
     if (q) {                                                                                                 \
       DECLARE_BLOCK_TEMP;                                                                                    \
-      sr_tail(in, off, out, q, items, partial, done, waiters, temp);                                         \
+      sr_tail(in, off, out, q, items, partial, done, share_blocks, temp);                                    \
     }                                                                                                        \
   }
 
@@ -306,17 +352,18 @@ WARP_KERNELS(32)
 /* One block per segment (grid-stride); a segment longer than `defer` is deferred to the tail (q non-null). */
 extern "C" __global__ void __launch_bounds__(SR_THREADS)
   sr_block(const SR_T *in, const int *off, SR_T *out, int n_seg, long long defer, sr_queue *q,
-           unsigned long long *items, SR_T *partial, unsigned *done, unsigned waiters)
+           unsigned long long *items, SR_T *partial, unsigned *done, unsigned capacity, unsigned share_blocks)
 {
   DECLARE_BLOCK_TEMP;
   __shared__ unsigned first;
   for (int s = blockIdx.x; s < n_seg; s += gridDim.x) {
     const int b = off[s], e = off[s + 1];
     if (e - b > defer) {
-      if (threadIdx.x == 0) first = atomicAdd(&q->chunks, sr_chunk_count(e - b));
+      if (threadIdx.x == 0) first = sr_reserve(q, capacity, sr_chunk_count(e - b));
       __syncthreads();
-      sr_write_items(s, e - b, first, threadIdx.x, SR_THREADS, items);
-    } else {
+      if (first != SR_NONE) sr_write_items(s, e - b, first, threadIdx.x, SR_THREADS, items);
+    }
+    if (e - b <= defer || first == SR_NONE) { /* (no room in the queue: reduced here) */
       const SR_T acc = block_range(in, b, e);
       SR_T agg;
       BRED(&acc, &agg, temp);
@@ -324,5 +371,5 @@ extern "C" __global__ void __launch_bounds__(SR_THREADS)
     }
     __syncthreads(); /* temp and `first` are reused */
   }
-  if (q) sr_tail(in, off, out, q, items, partial, done, waiters, temp);
+  if (q) sr_tail(in, off, out, q, items, partial, done, share_blocks, temp);
 }

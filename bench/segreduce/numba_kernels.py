@@ -26,7 +26,8 @@ class Kernels:
         dt = np.dtype(d_x.dtype).str
         # the fixed kernels: no tail (its arrays are never touched)
         z32, z64, zt = (cuda.device_array(1, t) for t in (np.uint32, np.uint64, d_x.dtype))
-        fixed = (np.int32(0), out, np.int32(n_seg), np.int32(2 ** 31 - 1), np.int32(0), z32, z64, zt, z32, np.uint32(0))
+        fixed = (np.int32(0), out, np.int32(n_seg), np.int32(2 ** 31 - 1), np.int32(0), z32, z64, zt, z32,
+                 np.uint32(0), np.uint32(0))
         def resources(label, disp):  # after the first run (which compiled it)
             if label in R.info and "error" not in R.info[label]:
                 ov = list(disp.overloads.values())

@@ -48,4 +48,5 @@ for t in "${BM_TYPES[@]}"; do
   cmp -s "$d/cooplink.cubin" "$d/whole.cubin" && echo "scan $tc: the cooplink-linked cubin is byte-identical to the whole program's"
 done
 nvcc -O3 -shared -Xcompiler -fPIC -arch="$ARCH" -std=c++17 -o "$out/cub_baselines.so" bench/segreduce/cub_segreduce.cu
+mkdir -p "$out/src" && cp bench/segreduce/kernels.cu bench/scan/scan.cu "$out/src/"  # (device.sh: built from these)
 du -sh "$out"

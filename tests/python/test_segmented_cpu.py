@@ -65,8 +65,9 @@ def test_errors_name_the_problem():
         "segmented_reduce: values of dtype complex64 are not supported")
     assert _error(FakeGPUArray((10,), np.float32, ptr=0x10002), off, out) == (
         "segmented_reduce: values at address 0x10002 are not aligned to their item size")
-    assert _error(FakeGPUArray((2 ** 31,), np.int8), off, FakeGPUArray((2,), np.int8)) == (
-        "segmented_reduce: 2147483648 values: int32 offsets index fewer than 2**31 - 16")
+    assert _error(FakeGPUArray((2 ** 31 - 2 ** 17 + 1,), np.int8), off, FakeGPUArray((2,), np.int8)) == (
+        "segmented_reduce: 2147352577 values: at most 2**31 - 2**17 (int32 offsets, and the kernels' tile "
+        "arithmetic a chunk beyond them)")
 
 
 def test_empty_output_needs_no_gpu():
@@ -88,7 +89,7 @@ def test_kernels_link_inlined(device_functions_without_gpu, dtype, op, name):
     nb = types.float16 if dtype == np.float16 else getattr(types, np.dtype(dtype).name)
     A, U32 = nb[::1], types.uint32[::1]
     sig = (A, types.int32[::1], types.int32, A, types.int32, types.int32, types.int32, U32, types.uint64[::1],
-           A, U32, types.uint32)
+           A, U32, types.uint32, types.uint32)
     out = compile_and_link(k.py_func, sig, launch_bounds=k.targetoptions.get("launch_bounds"))
     ptx = out["ptx"]
     assert re.findall(r"\bcall(?:\.uni)?\b[^;]*", ptx) == [] and ".func" not in ptx

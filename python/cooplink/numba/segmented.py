@@ -12,6 +12,7 @@ and what they were measured against, is bench/segreduce (kernels.cu).
 """
 import functools
 import math
+import threading
 
 import numpy as np
 
@@ -20,6 +21,7 @@ from . import _segplan
 __all__ = ["segmented_reduce", "OPS"]
 
 THREADS = 256
+MAX_VALUES = 2 ** 31 - 2 ** 17  # int32 offsets; a chunk (64 KB) past the last index must not overflow
 SEGS = 2           # segments in flight per logical warp (kernels.cu SR_K; written out in the warp kernel)
 OPS = ("sum", "min", "max", "prod")
 _DTYPES = ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float16", "float32",
@@ -52,7 +54,7 @@ def _at_intrinsic():
 
 
 def _load_intrinsic(qualifier):
-    """load(ary, i): ary[i] by `ld.global.<qualifier>`, an access the compiler neither hoists out of a loop
+    """load(ary, i): ary[i] by `ld.<qualifier>.global`, an access the compiler neither hoists out of a loop
     nor moves across a fence (inline assembly with side effects and a memory clobber). numba-cuda's
     cuda.ldcv/ldcg are pure functions of the address to LLVM: in a spin loop the load is hoisted and the
     loop never ends (measured: the tail hung on the H200 with them)."""
@@ -75,7 +77,7 @@ def _load_intrinsic(qualifier):
             width = aryty.dtype.bitwidth
             vty = context.get_value_type(aryty.dtype)
             fty = ir.FunctionType(vty, [ptr.type])
-            asm = ir.InlineAsm(fty, f"ld.global.{qualifier}.b{width} $0, [$1];",
+            asm = ir.InlineAsm(fty, f"ld.{qualifier}.global.b{width} $0, [$1];",
                                f"={constraint[width]},l,~{{memory}}", side_effect=True)
             return builder.call(asm, [ptr])
         return ary.dtype(ary, i), codegen
@@ -93,14 +95,26 @@ def identity(dtype, op):
     return dtype.type(info.max if op == "min" else info.min)  # CUB's: numeric_limits max() and lowest()
 
 
-@functools.lru_cache(maxsize=None)
 def kernel(dtype, op, name, min_blocks=None):
+    """(see _kernel) one compiled kernel per (dtype, op, name, min_blocks), however they are spelled"""
+    dtype = np.dtype(dtype)
+    if name.startswith("sr_warp") and not name.endswith("u"):
+        # (1- and 2-byte types hold 8 or 16 items a vector, each in its own register: half the warps)
+        min_blocks = min_blocks or {1: 4, 2: 4, 4: 8, 8: 6}[dtype.itemsize]
+    else:
+        min_blocks = 4 if name.startswith("sr_warp") else None
+    return _kernel(dtype.str, op, name, min_blocks)
+
+
+@functools.lru_cache(maxsize=None)
+def _kernel(dtype, op, name, min_blocks):
     """The Numba kernel `name` (sr_block, sr_warp<L>, sr_warp<L>u) for one type and operator. Arguments:
-    (values, offsets, shift, out, n_seg, defer, tail, queue, items, partial, done, waiters), the scalars
-    int32 but waiters (uint32): offsets[i] + shift
-    indexes values; segments longer than `defer` items are left to the tail when `tail` is non-zero, in
-    which the last `waiters` blocks of the grid (no more than the GPU holds at once) reduce them; queue (4 x uint32), items (uint64), partial (dtype) and done
-    (uint32) are zero before a call and after it. min_blocks: the blocks an SM must hold, which bounds the
+    (values, offsets, shift, out, n_seg, defer, tail, queue, items, partial, done, capacity, share_blocks),
+    the scalars int32 but the last two (uint32): offsets[i] + shift indexes values; when `tail` is
+    non-zero, segments longer than `defer` items are reserved as chunks in the queue (up to `capacity`
+    work items; past it a segment is reduced in place) and the blocks take them when their share is done
+    (kernels.cu sr_queue: blocks share_blocks and later have no share of their own); queue (8 x uint32),
+    items (uint64), partial (dtype) and done (uint32) are zero before a call and after it. min_blocks: the blocks an SM must hold, which bounds the
     registers of sr_warp<L> (default 8, 6 for 8-byte types as kernels.cu, 4 for 1- and 2-byte types)."""
     from numba import cuda
     from . import _primitive, block, warp
@@ -110,10 +124,10 @@ def kernel(dtype, op, name, min_blocks=None):
     scalar, ident_value = dtype.type, identity(dtype, op).item()
     chunk = _segplan.chunk_items(dtype.itemsize)
     btile = THREADS * vec
-    # (1- and 2-byte types hold 8 or 16 items a vector, each in its own register: half the warps)
-    min_blocks = min_blocks or {1: 4, 2: 4, 4: 8, 8: 6}[dtype.itemsize]
     at = _at_intrinsic()
-    ldcv, ldcg = _load_intrinsic("cv"), _load_intrinsic("cg")
+    # acquire: the queue's counters (kernels.cu sr_load_acquire); volatile: the spin on a work item; cg:
+    # the partials another block wrote (not through this SM's L1)
+    ld_acquire, ldcv, ldcg = _load_intrinsic("acquire.gpu"), _load_intrinsic("volatile"), _load_intrinsic("cg")
     i32, u32 = np.int32, np.uint32  # (unsigned indices: Numba wraps signed ones around, keeping shapes live)
     is_sum, is_prod, is_min = op == "sum", op == "prod", op == "min"
 
@@ -129,7 +143,7 @@ def kernel(dtype, op, name, min_blocks=None):
         if is_prod:
             return a * b
         if is_min:
-            return a if a < b or a != a else b  # cub::Min (b < a ? b : a)
+            return b if b < a else a  # cub::Min
         return b if a < b else a                 # cub::Max
 
     @cuda.jit(device=True, inline="always")
@@ -195,25 +209,60 @@ def kernel(dtype, op, name, min_blocks=None):
     bred = block.make_sum(dtype, THREADS) if is_sum else block.make_reduce(dtype, THREADS, op)
     brange = range_reduce(bload, bloadg, btile)
 
-    @cuda.jit(device=True, inline="always")
-    def wait_item(q, items, t):
-        while True:
-            all_done = ldcv(q, 2) == cuda.gridDim.x
-            cuda.threadfence()
-            if t < ldcv(q, 0):  # reserved: written now or soon
-                w = ldcv(items, t)
-                while w == 0:
-                    cuda.nanosleep(np.uint32(32))
-                    w = ldcv(items, t)
-                return w
-            if all_done:  # nothing more will be reserved
-                return np.uint64(0)
-            cuda.nanosleep(np.uint32(128))
+    NONE = np.uint32(0xFFFFFFFF)
 
     @cuda.jit(device=True, inline="always")
-    def tail(d_in, off, sh, out, q, items, partial, done, waiters):
-        """Every block, its share done (kernels.cu sr_tail): the last `waiters` blocks take the deferred
-        segments' chunks by ticket, thread 0 taking the next ticket while the block reduces a chunk."""
+    def reserve(q, capacity, count):
+        """The first of `count` work items reserved for a segment, or NONE when the queue has no room."""
+        c = ld_acquire(q, 0)
+        while True:
+            if count > capacity - c:
+                return NONE
+            seen = cuda.atomic.cas(q, 0, c, c + count)
+            if seen == c:
+                return c
+            c = seen
+
+    @cuda.jit(device=True, inline="always")
+    def take(q):
+        """A reserved work item nobody has taken yet, or NONE."""
+        t = ld_acquire(q, 1)
+        while True:
+            if t >= ld_acquire(q, 0):
+                return NONE
+            seen = cuda.atomic.cas(q, 1, t, t + np.uint32(1))
+            if seen == t:
+                return t
+            t = seen
+
+    @cuda.jit(device=True, inline="always")
+    def next_item(q):
+        """The next work item for this block (kernels.cu sr_next): a free one; for the grid's last block,
+        once every block is through its share, whatever is left. NONE: leave."""
+        t = take(q)
+        if t == NONE and cuda.blockIdx.x == cuda.gridDim.x - 1:
+            while ld_acquire(q, 2) != cuda.gridDim.x:
+                t = take(q)
+                if t != NONE:
+                    return t
+                cuda.nanosleep(np.uint32(128))
+            t = take(q)
+        return t
+
+    @cuda.jit(device=True, inline="always")
+    def item(items, t):
+        if t == NONE:
+            return np.uint64(0)
+        w = ldcv(items, t)
+        while w == 0:  # reserved: its writer is running
+            cuda.nanosleep(np.uint32(32))
+            w = ldcv(items, t)
+        return w
+
+    @cuda.jit(device=True, inline="always")
+    def tail(d_in, off, sh, out, q, items, partial, done, share_blocks):
+        """Every block, its share done (kernels.cu sr_queue and sr_tail): the deferred segments' chunks,
+        a block a chunk, thread 0 taking the next while the block reduces one."""
         work = cuda.shared.array(1, np.uint64)
         ticket = cuda.shared.array(1, np.uint32)
         combine = cuda.shared.array(1, np.int32)
@@ -221,81 +270,93 @@ def kernel(dtype, op, name, min_blocks=None):
         cuda.syncthreads()  # every warp of the block is through its share
         if tid == 0:
             cuda.threadfence()
+            if cuda.blockIdx.x < share_blocks:
+                cuda.atomic.add(q, 4, np.uint32(1))
             cuda.atomic.add(q, 2, np.uint32(1))
-        if cuda.blockIdx.x + waiters >= cuda.gridDim.x:
-            if tid == 0:
-                ticket[0] = cuda.atomic.add(q, 1, np.uint32(1))
-                work[0] = wait_item(q, items, ticket[0])
-            cuda.syncthreads()
-            combining = False
-            held = np.uint32(0)  # (thread 0) the next ticket, taken while this chunk is reduced
-            while True:
-                # one BlockReduce for both steps (a chunk's items, then, after a segment's last chunk, its
-                # chunks' partials): Numba keeps the bounded kernels' registers only with a single one
-                w = work[0]
-                t = ticket[0]
-                if w == 0:
-                    break
-                j = np.uint32(w & np.uint64(0xFFFFFFFF))
-                s = np.int32(w >> np.uint64(32)) - 1
-                sb, se = i32(off[u32(s)] + sh), i32(off[u32(s + 1)] + sh)
-                n = chunk_count(se - sb)
-                first = t - j
-                if combining:  # the segment's chunk partials, in chunk order
-                    cuda.threadfence()
-                    acc = ident()
-                    i = np.uint32(tid)
-                    while i < n:
-                        acc = opf(acc, ldcg(partial, first + i))
-                        i += np.uint32(THREADS)
-                else:
-                    if tid == 0:
-                        cuda.stcg(items, t, np.uint64(0))
-                        held = cuda.atomic.add(q, 1, np.uint32(1))
-                    b = i32(sb + i32(j) * chunk)
-                    acc = brange(d_in, b, i32(min(b + chunk, se)), i32(tid), ident())
-                agg = bred(acc)
+            if cuda.blockIdx.x >= share_blocks:  # no share: the blocks with one (all started before) reserve
+                while ld_acquire(q, 4) < share_blocks:
+                    cuda.nanosleep(np.uint32(128))
+            ticket[0] = next_item(q)
+            work[0] = item(items, ticket[0])
+        cuda.syncthreads()
+        combining = False
+        held = NONE  # (thread 0) the next work item, taken while this chunk is reduced
+        while True:
+            # one BlockReduce for both steps (a chunk's items, then, after a segment's last chunk, its
+            # chunks' partials): Numba keeps the bounded kernels' registers only with a single one
+            w = work[0]
+            t = ticket[0]
+            if w == 0:
+                break
+            j = np.uint32(w & np.uint64(0xFFFFFFFF))
+            s = np.int32(w >> np.uint64(32)) - 1
+            sb, se = i32(off[u32(s)] + sh), i32(off[u32(s + 1)] + sh)
+            n = chunk_count(se - sb)
+            first = t - j
+            if combining:  # the segment's chunk partials, in chunk order
+                cuda.threadfence()
+                acc = ident()
+                i = np.uint32(tid)
+                while i < n:
+                    acc = opf(acc, ldcg(partial, first + i))
+                    i += np.uint32(THREADS)
+            else:
                 if tid == 0:
-                    last = 0
-                    if combining or n == 1:
-                        out[u32(s)] = agg
-                        if combining:
-                            done[first] = 0
-                    else:
-                        partial[t] = agg
-                        cuda.threadfence()
-                        last = 1 if cuda.atomic.add(done, first, np.uint32(1)) == n - 1 else 0
-                    combine[0] = last
-                    if not last:  # on to the ticket taken before
-                        ticket[0] = held
-                        work[0] = wait_item(q, items, held)
-                cuda.syncthreads()
-                combining = combine[0] != 0
-                cuda.syncthreads()  # (combine is written again in the next step)
-        if tid == 0 and cuda.atomic.add(q, 3, np.uint32(1)) == cuda.gridDim.x - 1:
-            for i in range(4):  # the last block out: the queue is zero for the next call
-                q[i] = 0
+                    cuda.stcg(items, t, np.uint64(0))
+                    held = take(q)
+                b = i32(sb + i32(j) * chunk)
+                acc = brange(d_in, b, i32(min(b + chunk, se)), i32(tid), ident())
+            agg = bred(acc)
+            if tid == 0:
+                last = 0
+                if combining or n == 1:
+                    out[u32(s)] = agg
+                    if combining:
+                        done[first] = 0
+                else:
+                    partial[t] = agg
+                    cuda.threadfence()
+                    last = 1 if cuda.atomic.add(done, first, np.uint32(1)) == n - 1 else 0
+                combine[0] = last
+                if not last:  # on to the work item taken before, or the next one
+                    if held == NONE:
+                        held = next_item(q)
+                    ticket[0] = held
+                    work[0] = item(items, held)
+            cuda.syncthreads()
+            combining = combine[0] != 0
+            cuda.syncthreads()  # (combine is written again in the next step)
+        if tid == 0:
+            cuda.threadfence()
+            if cuda.atomic.add(q, 3, np.uint32(1)) == cuda.gridDim.x - 1:
+                for i in range(8):  # the last block out: the queue is zero for the next call
+                    q[i] = 0
 
     if name == "sr_block":
         @cuda.jit(launch_bounds=THREADS)
-        def sr_block(d_in, off, sh, out, n_seg, defer_items, use_tail, q, items, partial, done, waiters):
+        def sr_block(d_in, off, sh, out, n_seg, defer_items, use_tail, q, items, partial, done, capacity,
+                     share_blocks):
             first = cuda.shared.array(1, np.uint32)
             s = cuda.blockIdx.x
             while s < n_seg:
                 b, e = i32(off[u32(s)] + sh), i32(off[u32(s + 1)] + sh)
-                if e - b > defer_items:
+                here = e - b <= defer_items
+                if not here:
                     if cuda.threadIdx.x == 0:
-                        first[0] = cuda.atomic.add(q, 0, chunk_count(e - b))
+                        first[0] = reserve(q, capacity, chunk_count(e - b))
                     cuda.syncthreads()
-                    write_items(s, e - b, first[0], cuda.threadIdx.x, THREADS, items)
-                else:
+                    if first[0] != NONE:
+                        write_items(s, e - b, first[0], cuda.threadIdx.x, THREADS, items)
+                    else:  # no room in the queue: reduced here
+                        here = True
+                if here:
                     agg = bred(brange(d_in, b, e, i32(cuda.threadIdx.x), ident()))
                     if cuda.threadIdx.x == 0:
                         out[u32(s)] = agg
                 cuda.syncthreads()  # `first` is reused
                 s += cuda.gridDim.x
             if use_tail:
-                tail(d_in, off, sh, out, q, items, partial, done, waiters)
+                tail(d_in, off, sh, out, q, items, partial, done, share_blocks)
         return sr_block
 
     if not name.startswith("sr_warp"):
@@ -316,23 +377,26 @@ def kernel(dtype, op, name, min_blocks=None):
             wloadg(at(d_in, b), x, i32(0) if n > defer_items else i32(min(n, tile)), ident())
 
     @cuda.jit(device=True, inline="always")
-    def finish(d_in, out, s, b, e, x, lane, defer_items, q, items):
+    def finish(d_in, out, s, b, e, x, lane, defer_items, q, items, capacity):
         n = i32(e - b)
+        acc = thread_reduce(x)  # (the identity for a deferred segment: nothing loaded)
+        start = i32(b + tile)
         if n > defer_items:  # lane 0 reserves its chunks, the lanes write its work items
-            first = np.int32(cuda.atomic.add(q, 0, chunk_count(n))) if lane == 0 else np.int32(0)
+            first = np.int32(reserve(q, capacity, chunk_count(n))) if lane == 0 else np.int32(0)
             first_lane = cuda.threadIdx.x % 32 // L * L
             mask = 0xFFFFFFFF if L == 32 else ((1 << L) - 1) << first_lane
             first = cuda.shfl_sync(mask, first, first_lane)
-            write_items(s, n, np.uint32(first), lane, L, items)
-            return
-        acc = thread_reduce(x)
-        if n > tile:
-            acc = warp_range(d_in, i32(b + tile), e, lane, acc)
+            if np.uint32(first) != NONE:
+                write_items(s, n, np.uint32(first), lane, L, items)
+                return
+            start = b  # no room in the queue: reduced here
+        if e > start:
+            acc = warp_range(d_in, start, e, lane, acc)
         agg = wred(acc)
         if lane == 0:
             out[u32(s)] = agg
 
-    def sr_warp(d_in, off, sh, out, n_seg, defer_items, use_tail, q, items, partial, done, waiters):
+    def sr_warp(d_in, off, sh, out, n_seg, defer_items, use_tail, q, items, partial, done, capacity, share_blocks):
         # two segments in flight (SEGS): their first tiles are loaded before either is reduced, and the
         # next two segments' offsets while these are reduced
         lane = i32(cuda.threadIdx.x % L)
@@ -352,14 +416,14 @@ def kernel(dtype, op, name, min_blocks=None):
             if nxt < n_seg:
                 o0, o1, o2 = (i32(off[u32(nxt)] + sh), i32(off[u32(min(nxt + 1, n_seg))] + sh),
                               i32(off[u32(min(nxt + 2, n_seg))] + sh))
-            finish(d_in, out, s0, b0, b1, x0, lane, defer_items, q, items)
+            finish(d_in, out, s0, b0, b1, x0, lane, defer_items, q, items, capacity)
             if s0 + 1 < n_seg:
-                finish(d_in, out, i32(s0 + 1), b1, b2, x1, lane, defer_items, q, items)
+                finish(d_in, out, i32(s0 + 1), b1, b2, x1, lane, defer_items, q, items, capacity)
             s0 = nxt
         if use_tail:
-            tail(d_in, off, sh, out, q, items, partial, done, waiters)
+            tail(d_in, off, sh, out, q, items, partial, done, share_blocks)
     # (sr_warp<L>u: four tiles in flight a lane and up to 64 registers, as kernels.cu)
-    return cuda.jit(launch_bounds=(THREADS, min_blocks if bounded else 4))(sr_warp)
+    return cuda.jit(launch_bounds=(THREADS, min_blocks))(sr_warp)
 
 
 class _State:
@@ -371,7 +435,7 @@ class _State:
 
     def get(self, cuda, cap, dtype):
         if cap > self.cap:
-            self.queue = cuda.to_device(np.zeros(4, np.uint32))
+            self.queue = cuda.to_device(np.zeros(8, np.uint32))
             self.items = cuda.to_device(np.zeros(cap, np.uint64))
             self.partial = cuda.device_array(cap, dtype)
             self.done = cuda.to_device(np.zeros(cap, np.uint32))
@@ -417,8 +481,9 @@ def check_arguments(values, offsets, out, op):
         raise TypeError(f"segmented_reduce: out has dtype {out_dtype}, values {dtype}: they must be the same")
     if n_off != n_seg + 1:
         raise ValueError(f"segmented_reduce: offsets must have len(out) + 1 = {n_seg + 1} entries, got {n_off}")
-    if n >= 2 ** 31 - _segplan.VECTOR_BYTES:
-        raise ValueError(f"segmented_reduce: {n} values: int32 offsets index fewer than 2**31 - 16")
+    if n > MAX_VALUES:
+        raise ValueError(f"segmented_reduce: {n} values: at most 2**31 - 2**17 (int32 offsets, and the kernels' "
+                         f"tile arithmetic a chunk beyond them)")
     if ptr % dtype.itemsize:
         raise ValueError(f"segmented_reduce: values at address {ptr:#x} are not aligned to their item size")
     return n, n_seg, dtype, ptr
@@ -448,15 +513,21 @@ def segmented_reduce(values, offsets, out, op="sum", stream=0, plan=None):
              "version": 3, "strides": None}, owner=values, sync=False)
     p = plan or _segplan.choose(n, n_seg, dtype.itemsize)
     k = kernel(dtype.str, op, p.kernel)
-    key = (_handle(cuda.current_context()), _handle(stream) if stream else 0, dtype.str)
-    state = _states.setdefault(key, _State()).get(cuda, _segplan.work_capacity(n, n_seg, dtype.itemsize, p.defer),
-                                                  dtype)
+    if p.defer < 0:
+        raise ValueError(f"segmented_reduce: plan {p} defers segments of fewer than 0 items")
+    # one work queue per stream (the default stream's per host thread: with per-thread default streams,
+    # two threads' calls run at once)
+    key = (_handle(cuda.current_context()), _handle(stream) if stream else ("default", threading.get_ident()),
+           dtype.str)
+    cap = _segplan.work_capacity(n, n_seg, dtype.itemsize, p.defer)
+    state = _states.setdefault(key, _State()).get(cuda, cap, dtype)
     args = (values, offsets, np.int32(shift), out, np.int32(n_seg), np.int32(min(p.defer, 2 ** 31 - 1)),
-            np.int32(1), *state, np.uint32(0))
-    waiters = _resident(k, args)  # the tail's blocks: no more than the GPU holds at once
-    static = n_seg if p.first == "block" else math.ceil(n_seg / (THREADS // p.lanes * SEGS))
-    k[max(min(static, _sm_count() * 32) if p.first != "block" else static, waiters), THREADS, stream](
-        *args[:-1], np.uint32(waiters))
+            np.int32(1), *state, np.uint32(cap))
+    share = n_seg if p.first == "block" else min(math.ceil(n_seg / (THREADS // p.lanes * SEGS)), _sm_count() * 32)
+    # the fixed kernel's grid, or every block the GPU holds at once if that is more (blocks without a share
+    # of their own take deferred chunks)
+    grid = max(share, _resident(k, args + (np.uint32(0),)))
+    k[grid, THREADS, stream](*args, np.uint32(share))
 
 
 def _import(cuda, a, stream):
