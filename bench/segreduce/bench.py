@@ -61,12 +61,12 @@ EXPLORE = [("warp", 8, 8192), ("warp", 16, 8192), ("warp", 32, 8192), ("warpu", 
 
 class State:
     """The adaptive kernels' queue, work items, partials and counters (zeroed once; a call leaves them
-    zeroed), large enough for any deferral."""
+    zeroed), large enough for any deferral of `defer` items or more (0: any plan)."""
 
-    def __init__(self, cp, n, n_seg, dtype):
+    def __init__(self, cp, n, n_seg, dtype, defer=0):
         size = np.dtype(dtype).itemsize
         self.chunk = adaptive.chunk_items(size)
-        cap = adaptive.work_capacity(n, n_seg, size, 0)
+        cap = adaptive.work_capacity(n, n_seg, size, defer)
         self.queue = cp.zeros(8, cp.uint32)  # kernels.cu sr_queue
         self.cap = cap
         self.items = cp.zeros(cap, cp.uint64)

@@ -37,6 +37,8 @@ def cases(rng):
     yield "block + 2 long (block tail)", of(b)
     n = 40 * chunk  # overlapping offsets: the second long segment finds the queue full, is reduced in place
     yield "overlapping (queue full)", np.array([0, n, 0, n])
+    short = of(np.full(10000, 64))  # the same in a warp kernel: the fourth long one finds the queue full
+    yield "overlapping (warp, queue full)", np.concatenate([short, np.tile([0, short[-1]], 4)])
 
 
 def watch(cp, run, queue, label, seconds=5.0):
@@ -109,7 +111,7 @@ def main():
         d_x, d_off = cp.asarray(x), cp.asarray(offs.astype(np.int32))
         d_out = cp.full(lens.size, np.nan, cp.float32)
         p = adaptive.choose(n, lens.size, 4)
-        state = State(cp, n, lens.size, np.float32)
+        state = State(cp, n, lens.size, np.float32, p.defer)  # (the library's capacity: overlaps overflow it)
         f = m.get_function(p.kernel)
         resident = sm * blocks_per_sm(cp, f)
         if numba_pass:

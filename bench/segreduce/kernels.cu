@@ -65,8 +65,8 @@ __device__ __forceinline__ int align_up(int p) { return (p + SR_N - 1) / SR_N * 
   __device__ __forceinline__ SR_T NAME(const SR_T *in, int p, int e, int lane, SR_T acc)                     \
   {                                                                                                          \
     const SR_T id = SR_ID;                                                                                   \
-    const int a = min(align_up(p), e);                                                                       \
-    if (lane < a - p) acc = OPF(acc, in[p + lane]);                                                          \
+    const int a = min(align_up(p), e); /* (up to SR_N - 1 head items: more than the lanes when L < SR_N - 1) */ \
+    for (int i = lane; i < a - p; i += L) acc = OPF(acc, in[p + i]);                                         \
     for (p = a; p + U * L * SR_N <= e; p += U * L * SR_N) {                                                  \
       SR_T x[U][SR_N];                                                                                       \
       _Pragma("unroll") for (int u = 0; u < U; ++u) WLOAD(L)(in + p + u * L * SR_N, x[u], 0);                \
@@ -270,7 +270,10 @@ __device__ __forceinline__ void sr_tail(const SR_T *in, const int *off, SR_T *ou
   }
   if (threadIdx.x == 0) {
     __threadfence();
-    if (atomicAdd(&q->exited, 1) == gridDim.x - 1) *q = sr_queue{};
+    if (atomicAdd(&q->exited, 1) == gridDim.x - 1) { /* every other block is out */
+      __threadfence();
+      *q = sr_queue{};
+    }
   }
 }
 

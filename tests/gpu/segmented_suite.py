@@ -24,6 +24,8 @@ def lengths(mix, rng, itemsize):
     chunk = 65536 // itemsize
     if mix == "short":       # logical warps; empty segments among them
         return rng.integers(0, 300, 3000)
+    if mix == "tiny":        # logical warps of 4 or 8 lanes (1-byte items: an unaligned head longer than them)
+        return rng.integers(0, 24, 4000)
     if mix == "long":        # the block kernel; a segment of 19 chunks deferred to the tail and combined
         return np.array([0, 5, chunk + 3, 19 * chunk - 7, 1000, 3 * chunk, 0, 777])
     if mix == "warp-tail":   # logical warps, with two long segments deferred to the tail
@@ -35,7 +37,7 @@ def lengths(mix, rng, itemsize):
     raise ValueError(mix)
 
 
-MIXES = ["short", "long", "warp-tail", "one", "short-unaligned"]
+MIXES = ["short", "tiny", "long", "warp-tail", "one", "short-unaligned"]
 
 
 def data(dtype, op, n, rng):

@@ -83,7 +83,7 @@ def test_identities_are_cubs():
 
 @pytest.mark.parametrize("dtype,op,name", [
     (np.float32, "sum", "sr_block"), (np.float32, "max", "sr_warp8"), (np.float64, "sum", "sr_warp32u"),
-    (np.int8, "min", "sr_warp16"), (np.float16, "prod", "sr_block")])
+    (np.int8, "min", "sr_warp4"), (np.float16, "prod", "sr_block")])
 def test_kernels_link_inlined(device_functions_without_gpu, dtype, op, name):
     k = segmented.kernel(np.dtype(dtype).str, op, name)
     nb = types.float16 if dtype == np.float16 else getattr(types, np.dtype(dtype).name)
@@ -97,7 +97,7 @@ def test_kernels_link_inlined(device_functions_without_gpu, dtype, op, name):
     assert len(out["linkables"]) >= 3  # the loads and the reduction, attached by the calls
     regs = [int(r) for r in re.findall(r"(\d+) registers", out["log"])]
     bounded = name.startswith("sr_warp") and not name.endswith("u")
-    assert regs and (max(regs) <= {1: 64, 2: 64, 4: 32, 8: 40}[np.dtype(dtype).itemsize] if bounded else True), regs
+    assert regs and (max(regs) <= {1: 80, 2: 64, 4: 32, 8: 40}[np.dtype(dtype).itemsize] if bounded else True), regs
     # a few spilled words at most (the bounded warp kernels, 8-16 bytes by type and operator; a second
     # BlockReduce in the tail once made it 136)
     frames = re.findall(r"(\d+) bytes stack frame", out["log"])

@@ -99,8 +99,8 @@ def kernel(dtype, op, name, min_blocks=None):
     """(see _kernel) one compiled kernel per (dtype, op, name, min_blocks), however they are spelled"""
     dtype = np.dtype(dtype)
     if name.startswith("sr_warp") and not name.endswith("u"):
-        # (1- and 2-byte types hold 8 or 16 items a vector, each in its own register: half the warps)
-        min_blocks = min_blocks or {1: 4, 2: 4, 4: 8, 8: 6}[dtype.itemsize]
+        # (1- and 2-byte types hold 16 or 8 items a vector, each in its own register: fewer warps)
+        min_blocks = min_blocks or {1: 3, 2: 4, 4: 8, 8: 6}[dtype.itemsize]
     else:
         min_blocks = 4 if name.startswith("sr_warp") else None
     return _kernel(dtype.str, op, name, min_blocks)
@@ -115,7 +115,7 @@ def _kernel(dtype, op, name, min_blocks):
     work items; past it a segment is reduced in place) and the blocks take them when their share is done
     (kernels.cu sr_queue: blocks share_blocks and later have no share of their own); queue (8 x uint32),
     items (uint64), partial (dtype) and done (uint32) are zero before a call and after it. min_blocks: the blocks an SM must hold, which bounds the
-    registers of sr_warp<L> (default 8, 6 for 8-byte types as kernels.cu, 4 for 1- and 2-byte types)."""
+    registers of sr_warp<L> (default 8, 6 for 8-byte types as kernels.cu, 4 for 2-byte and 3 for 1-byte types)."""
     from numba import cuda
     from . import _primitive, block, warp
     dtype = np.dtype(dtype)
@@ -164,7 +164,7 @@ def _kernel(dtype, op, name, min_blocks):
             cuda.stcg(items, first + j, (np.uint64(s + 1) << np.uint64(32)) | np.uint64(j))
             j += np.uint32(lanes)
 
-    def range_reduce(load, loadg, tile, U=2):
+    def range_reduce(load, loadg, tile, U, lanes):
         """acc combined with d_in[p, e) by a group (a logical warp or a block) whose thread `rank` this
         is, loading tiles of `tile` items: the unaligned head one item a thread, full tiles as vectors U
         (2 or 4) at a time, then one at a time, the ragged end guarded (kernels.cu WARP_RANGE)."""
@@ -175,8 +175,14 @@ def _kernel(dtype, op, name, min_blocks):
             z = cuda.local.array(vec, nb)
             w = cuda.local.array(vec, nb)
             a = min(i32((p + vec - 1) // vec * vec), e)
-            if rank < a - p:
-                acc = opf(acc, d_in[u32(p + rank)])
+            if vec - 1 <= lanes:  # the head: up to vec - 1 items, one a thread
+                if rank < a - p:
+                    acc = opf(acc, d_in[u32(p + rank)])
+            else:  # (more than the lanes: 1- and 2-byte items in a small logical warp)
+                i = rank
+                while i < a - p:
+                    acc = opf(acc, d_in[u32(p + i)])
+                    i += lanes
             p = a
             while i32(p + U * tile) <= e:
                 load(at(d_in, p), x)
@@ -207,7 +213,7 @@ def _kernel(dtype, op, name, min_blocks):
     bload = block.make_load(dtype, THREADS, vec, "vectorize")
     bloadg = block.make_load(dtype, THREADS, vec, "striped")
     bred = block.make_sum(dtype, THREADS) if is_sum else block.make_reduce(dtype, THREADS, op)
-    brange = range_reduce(bload, bloadg, btile)
+    brange = range_reduce(bload, bloadg, btile, 2, THREADS)
 
     NONE = np.uint32(0xFFFFFFFF)
 
@@ -329,6 +335,7 @@ def _kernel(dtype, op, name, min_blocks):
         if tid == 0:
             cuda.threadfence()
             if cuda.atomic.add(q, 3, np.uint32(1)) == cuda.gridDim.x - 1:
+                cuda.threadfence()  # every other block is out
                 for i in range(8):  # the last block out: the queue is zero for the next call
                     q[i] = 0
 
@@ -367,7 +374,7 @@ def _kernel(dtype, op, name, min_blocks):
     wloadg = warp.make_load(dtype, vec, L, "striped")
     wred = warp.make_sum(dtype, L) if is_sum else warp.make_reduce(dtype, op, L)
     tile = L * vec
-    warp_range = range_reduce(wload, wloadg, tile, 2 if bounded else 4)
+    warp_range = range_reduce(wload, wloadg, tile, 2 if bounded else 4, L)
 
     @cuda.jit(device=True, inline="always")
     def first_tile(d_in, b, n, defer_items, x):
