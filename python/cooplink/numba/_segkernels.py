@@ -1,0 +1,418 @@
+"""The kernels of cooplink.numba.segmented_reduce, written with cooplink.numba's primitives: a block per
+segment (vectorized BlockLoad, BlockReduce) and a logical warp of L lanes per segment (vectorized WarpLoad,
+WarpReduce, two segments in flight), each with the one-launch tail for the segments it defers. The CUDA C
+twin, whose comments explain the protocol (sr_queue, sr_tail), is bench/segreduce/kernels.cu.
+"""
+import functools
+
+import numpy as np
+
+from . import _segplan
+
+THREADS = 256
+SEGS = 2           # segments in flight per logical warp (kernels.cu SR_K; written out in the warp kernel)
+
+
+def _at_intrinsic():
+    """at(ary, i): ary from element i on, without a slice's clamping (the loads use only the address):
+    Numba's slices cost the bounded kernels their register budget."""
+    from numba.cuda import cgutils, types
+    from numba.cuda.extending import intrinsic
+
+    @intrinsic
+    def at(typingctx, ary, i):
+        if not isinstance(ary, types.Array) or ary.ndim != 1 or not isinstance(i, types.Integer):
+            return None
+
+        def codegen(context, builder, sig, args):
+            aryty = sig.args[0]
+            a = context.make_array(aryty)(context, builder, value=args[0])
+            idx = context.cast(builder, args[1], sig.args[1], types.intp)
+            out = context.make_array(aryty)(context, builder)
+            shape = builder.sub(cgutils.unpack_tuple(builder, a.shape)[0], idx)
+            context.populate_array(out, data=builder.gep(a.data, [idx], inbounds=True),
+                                   shape=cgutils.pack_array(builder, [shape]), strides=a.strides,
+                                   itemsize=a.itemsize, meminfo=a.meminfo, parent=a.parent)
+            return out._getvalue()
+        return ary(ary, i), codegen
+    return at
+
+
+def _load_intrinsic(qualifier):
+    """load(ary, i): ary[i] by `ld.<qualifier>.global`, an access the compiler neither hoists out of a loop
+    nor moves across a fence (inline assembly with side effects and a memory clobber). numba-cuda's
+    cuda.ldcv/ldcg are pure functions of the address to LLVM: in a spin loop the load is hoisted and the
+    loop never ends (measured: the tail hung on the H200 with them)."""
+    from llvmlite import ir
+    from numba.cuda import types
+    from numba.cuda.extending import intrinsic
+    constraint = {8: "r", 16: "h", 32: "r", 64: "l"}
+
+    @intrinsic
+    def load(typingctx, ary, i):
+        if not isinstance(ary, types.Array) or not isinstance(i, types.Integer) or \
+                ary.dtype.bitwidth not in constraint:
+            return None
+
+        def codegen(context, builder, sig, args):
+            aryty = sig.args[0]
+            a = context.make_array(aryty)(context, builder, value=args[0])
+            idx = context.cast(builder, args[1], sig.args[1], types.intp)
+            ptr = builder.gep(a.data, [idx], inbounds=True)
+            width = aryty.dtype.bitwidth
+            vty = context.get_value_type(aryty.dtype)
+            fty = ir.FunctionType(vty, [ptr.type])
+            asm = ir.InlineAsm(fty, f"ld.{qualifier}.global.b{width} $0, [$1];",
+                               f"={constraint[width]},l,~{{memory}}", side_effect=True)
+            return builder.call(asm, [ptr])
+        return ary.dtype(ary, i), codegen
+    return load
+
+
+def identity(dtype, op):
+    """The operator's identity in dtype (what an empty segment gives)."""
+    dtype = np.dtype(dtype)
+    if op == "sum":
+        return dtype.type(0)
+    if op == "prod":
+        return dtype.type(1)
+    info = np.finfo(dtype) if dtype.kind == "f" else np.iinfo(dtype)
+    return dtype.type(info.max if op == "min" else info.min)  # CUB's: numeric_limits max() and lowest()
+
+
+def kernel(dtype, op, name, min_blocks=None):
+    """(see _kernel) one compiled kernel per (dtype, op, name, min_blocks), however they are spelled"""
+    dtype = np.dtype(dtype)
+    if name.startswith("sr_warp") and not name.endswith("u"):
+        # (1- and 2-byte types hold 16 or 8 items a vector, each in its own register: fewer warps)
+        min_blocks = min_blocks or {1: 3, 2: 4, 4: 8, 8: 6}[dtype.itemsize]
+    else:
+        min_blocks = 4 if name.startswith("sr_warp") else None
+    return _kernel(dtype.str, op, name, min_blocks)
+
+
+@functools.lru_cache(maxsize=None)
+def _kernel(dtype, op, name, min_blocks):
+    """The Numba kernel `name` (sr_block, sr_warp<L>, sr_warp<L>u) for one type and operator. Arguments:
+    (values, offsets, shift, out, n_seg, defer, tail, queue, items, partial, done, capacity, share_blocks),
+    the scalars int32 but the last two (uint32): offsets[i] + shift indexes values; when `tail` is
+    non-zero, segments longer than `defer` items are reserved as chunks in the queue (up to `capacity`
+    work items; past it a segment is reduced in place) and the blocks take them when their share is done
+    (kernels.cu sr_queue: blocks share_blocks and later have no share of their own); queue (8 x uint32),
+    items (uint64), partial (dtype) and done (uint32) are zero before a call and after it. min_blocks: the blocks an SM must hold, which bounds the
+    registers of sr_warp<L> (default 8, 6 for 8-byte types as kernels.cu, 4 for 2-byte and 3 for 1-byte types)."""
+    from numba import cuda
+    from . import _primitive, block, warp
+    dtype = np.dtype(dtype)
+    nb = _primitive.numba_dtype(dtype)
+    vec = _segplan.VECTOR_BYTES // dtype.itemsize
+    scalar, ident_value = dtype.type, identity(dtype, op).item()
+    chunk = _segplan.chunk_items(dtype.itemsize)
+    btile = THREADS * vec
+    at = _at_intrinsic()
+    # acquire: the queue's counters (kernels.cu sr_load_acquire); volatile: the spin on a work item; cg:
+    # the partials another block wrote (not through this SM's L1)
+    ld_acquire, ldcv, ldcg = _load_intrinsic("acquire.gpu"), _load_intrinsic("volatile"), _load_intrinsic("cg")
+    i32, u32 = np.int32, np.uint32  # (unsigned indices: Numba wraps signed ones around, keeping shapes live)
+    is_sum, is_prod, is_min = op == "sum", op == "prod", op == "min"
+
+    @cuda.jit(device=True, inline="always")
+    def ident():
+        # made from a Python number in the kernel: numba-cuda 0.30 lowers a float16 global to invalid IR
+        return scalar(ident_value)
+
+    @cuda.jit(device=True, inline="always")
+    def opf(a, b):
+        if is_sum:
+            return a + b
+        if is_prod:
+            return a * b
+        if is_min:
+            return b if b < a else a  # cub::Min
+        return b if a < b else a                 # cub::Max
+
+    @cuda.jit(device=True, inline="always")
+    def thread_reduce(x):
+        a = x[0]
+        for i in range(1, vec):
+            a = opf(a, x[i])
+        return a
+
+    @cuda.jit(device=True, inline="always")
+    def chunk_count(n):
+        return np.uint32((n + chunk - 1) // chunk)
+
+    @cuda.jit(device=True, inline="always")
+    def write_items(s, n, first, lane, lanes, items):
+        j = np.uint32(lane)
+        while j < chunk_count(n):
+            cuda.stcg(items, first + j, (np.uint64(s + 1) << np.uint64(32)) | np.uint64(j))
+            j += np.uint32(lanes)
+
+    def range_reduce(load, loadg, tile, U, lanes):
+        """acc combined with d_in[p, e) by a group (a logical warp or a block) whose thread `rank` this
+        is, loading tiles of `tile` items: the unaligned head one item a thread, full tiles as vectors U
+        (2 or 4) at a time, then one at a time, the ragged end guarded (kernels.cu WARP_RANGE)."""
+        @cuda.jit(device=True, inline="always")
+        def f(d_in, p, e, rank, acc):
+            x = cuda.local.array(vec, nb)
+            y = cuda.local.array(vec, nb)
+            z = cuda.local.array(vec, nb)
+            w = cuda.local.array(vec, nb)
+            a = min(i32((p + vec - 1) // vec * vec), e)
+            if vec - 1 <= lanes:  # the head: up to vec - 1 items, one a thread
+                if rank < a - p:
+                    acc = opf(acc, d_in[u32(p + rank)])
+            else:  # (more than the lanes: 1- and 2-byte items in a small logical warp)
+                i = rank
+                while i < a - p:
+                    acc = opf(acc, d_in[u32(p + i)])
+                    i += lanes
+            p = a
+            while i32(p + U * tile) <= e:
+                load(at(d_in, p), x)
+                load(at(d_in, i32(p + tile)), y)
+                if U == 4:
+                    load(at(d_in, i32(p + 2 * tile)), z)
+                    load(at(d_in, i32(p + 3 * tile)), w)
+                acc = opf(acc, opf(thread_reduce(x), thread_reduce(y)))
+                if U == 4:
+                    acc = opf(acc, opf(thread_reduce(z), thread_reduce(w)))
+                p = i32(p + U * tile)
+            if U == 2:  # (at most one full tile left; a loop here costs the bounded kernels registers)
+                if i32(p + tile) <= e:
+                    load(at(d_in, p), x)
+                    acc = opf(acc, thread_reduce(x))
+                    p = i32(p + tile)
+            else:
+                while i32(p + tile) <= e:
+                    load(at(d_in, p), x)
+                    acc = opf(acc, thread_reduce(x))
+                    p = i32(p + tile)
+            if p < e:
+                loadg(at(d_in, p), x, i32(e - p), ident())
+                acc = opf(acc, thread_reduce(x))
+            return acc
+        return f
+
+    bload = block.make_load(dtype, THREADS, vec, "vectorize")
+    bloadg = block.make_load(dtype, THREADS, vec, "striped")
+    bred = block.make_sum(dtype, THREADS) if is_sum else block.make_reduce(dtype, THREADS, op)
+    brange = range_reduce(bload, bloadg, btile, 2, THREADS)
+
+    NONE = np.uint32(0xFFFFFFFF)
+
+    @cuda.jit(device=True, inline="always")
+    def reserve(q, capacity, count):
+        """The first of `count` work items reserved for a segment, or NONE when the queue has no room."""
+        c = ld_acquire(q, 0)
+        while True:
+            if count > capacity - c:
+                return NONE
+            seen = cuda.atomic.cas(q, 0, c, c + count)
+            if seen == c:
+                return c
+            c = seen
+
+    @cuda.jit(device=True, inline="always")
+    def take(q):
+        """A reserved work item nobody has taken yet, or NONE."""
+        t = ld_acquire(q, 1)
+        while True:
+            if t >= ld_acquire(q, 0):
+                return NONE
+            seen = cuda.atomic.cas(q, 1, t, t + np.uint32(1))
+            if seen == t:
+                return t
+            t = seen
+
+    @cuda.jit(device=True, inline="always")
+    def next_item(q):
+        """The next work item for this block (kernels.cu sr_next): a free one; for the grid's last block,
+        once every block is through its share, whatever is left. NONE: leave."""
+        t = take(q)
+        if t == NONE and cuda.blockIdx.x == cuda.gridDim.x - 1:
+            while ld_acquire(q, 2) != cuda.gridDim.x:
+                t = take(q)
+                if t != NONE:
+                    return t
+                cuda.nanosleep(np.uint32(128))
+            t = take(q)
+        return t
+
+    @cuda.jit(device=True, inline="always")
+    def item(items, t):
+        if t == NONE:
+            return np.uint64(0)
+        w = ldcv(items, t)
+        while w == 0:  # reserved: its writer is running
+            cuda.nanosleep(np.uint32(32))
+            w = ldcv(items, t)
+        return w
+
+    @cuda.jit(device=True, inline="always")
+    def tail(d_in, off, sh, out, q, items, partial, done, share_blocks):
+        """Every block, its share done (kernels.cu sr_queue and sr_tail): the deferred segments' chunks,
+        a block a chunk, thread 0 taking the next while the block reduces one."""
+        work = cuda.shared.array(1, np.uint64)
+        ticket = cuda.shared.array(1, np.uint32)
+        combine = cuda.shared.array(1, np.int32)
+        tid = cuda.threadIdx.x
+        cuda.syncthreads()  # every warp of the block is through its share
+        if tid == 0:
+            cuda.threadfence()
+            if cuda.blockIdx.x < share_blocks:
+                cuda.atomic.add(q, 4, np.uint32(1))
+            cuda.atomic.add(q, 2, np.uint32(1))
+            if cuda.blockIdx.x >= share_blocks:  # no share: the blocks with one (all started before) reserve
+                while ld_acquire(q, 4) < share_blocks:
+                    cuda.nanosleep(np.uint32(128))
+            ticket[0] = next_item(q)
+            work[0] = item(items, ticket[0])
+        cuda.syncthreads()
+        combining = False
+        held = NONE  # (thread 0) the next work item, taken while this chunk is reduced
+        while True:
+            # one BlockReduce for both steps (a chunk's items, then, after a segment's last chunk, its
+            # chunks' partials): Numba keeps the bounded kernels' registers only with a single one
+            w = work[0]
+            t = ticket[0]
+            if w == 0:
+                break
+            j = np.uint32(w & np.uint64(0xFFFFFFFF))
+            s = np.int32(w >> np.uint64(32)) - 1
+            sb, se = i32(off[u32(s)] + sh), i32(off[u32(s + 1)] + sh)
+            n = chunk_count(se - sb)
+            first = t - j
+            if combining:  # the segment's chunk partials, in chunk order
+                cuda.threadfence()
+                acc = ident()
+                i = np.uint32(tid)
+                while i < n:
+                    acc = opf(acc, ldcg(partial, first + i))
+                    i += np.uint32(THREADS)
+            else:
+                if tid == 0:
+                    cuda.stcg(items, t, np.uint64(0))
+                    held = take(q)
+                b = i32(sb + i32(j) * chunk)
+                acc = brange(d_in, b, i32(min(b + chunk, se)), i32(tid), ident())
+            agg = bred(acc)
+            if tid == 0:
+                last = 0
+                if combining or n == 1:
+                    out[u32(s)] = agg
+                    if combining:
+                        done[first] = 0
+                else:
+                    partial[t] = agg
+                    cuda.threadfence()
+                    last = 1 if cuda.atomic.add(done, first, np.uint32(1)) == n - 1 else 0
+                combine[0] = last
+                if not last:  # on to the work item taken before, or the next one
+                    if held == NONE:
+                        held = next_item(q)
+                    ticket[0] = held
+                    work[0] = item(items, held)
+            cuda.syncthreads()
+            combining = combine[0] != 0
+            cuda.syncthreads()  # (combine is written again in the next step)
+        if tid == 0:
+            cuda.threadfence()
+            if cuda.atomic.add(q, 3, np.uint32(1)) == cuda.gridDim.x - 1:
+                cuda.threadfence()  # every other block is out
+                for i in range(8):  # the last block out: the queue is zero for the next call
+                    q[i] = 0
+
+    if name == "sr_block":
+        @cuda.jit(launch_bounds=THREADS)
+        def sr_block(d_in, off, sh, out, n_seg, defer_items, use_tail, q, items, partial, done, capacity,
+                     share_blocks):
+            first = cuda.shared.array(1, np.uint32)
+            s = cuda.blockIdx.x
+            while s < n_seg:
+                b, e = i32(off[u32(s)] + sh), i32(off[u32(s + 1)] + sh)
+                here = e - b <= defer_items
+                if not here:
+                    if cuda.threadIdx.x == 0:
+                        first[0] = reserve(q, capacity, chunk_count(e - b))
+                    cuda.syncthreads()
+                    if first[0] != NONE:
+                        write_items(s, e - b, first[0], cuda.threadIdx.x, THREADS, items)
+                    else:  # no room in the queue: reduced here
+                        here = True
+                if here:
+                    agg = bred(brange(d_in, b, e, i32(cuda.threadIdx.x), ident()))
+                    if cuda.threadIdx.x == 0:
+                        out[u32(s)] = agg
+                cuda.syncthreads()  # `first` is reused
+                s += cuda.gridDim.x
+            if use_tail:
+                tail(d_in, off, sh, out, q, items, partial, done, share_blocks)
+        return sr_block
+
+    if not name.startswith("sr_warp"):
+        raise ValueError(f"no segmented-reduction kernel {name!r}")
+    bounded = not name.endswith("u")
+    L = int(name[len("sr_warp"):].rstrip("u"))
+    wload = warp.make_load(dtype, vec, L, "vectorize")
+    wloadg = warp.make_load(dtype, vec, L, "striped")
+    wred = warp.make_sum(dtype, L) if is_sum else warp.make_reduce(dtype, op, L)
+    tile = L * vec
+    warp_range = range_reduce(wload, wloadg, tile, 2 if bounded else 4, L)
+
+    @cuda.jit(device=True, inline="always")
+    def first_tile(d_in, b, n, defer_items, x):
+        if n >= tile and b % vec == 0 and n <= defer_items:
+            wload(at(d_in, b), x)
+        else:
+            wloadg(at(d_in, b), x, i32(0) if n > defer_items else i32(min(n, tile)), ident())
+
+    @cuda.jit(device=True, inline="always")
+    def finish(d_in, out, s, b, e, x, lane, defer_items, q, items, capacity):
+        n = i32(e - b)
+        acc = thread_reduce(x)  # (the identity for a deferred segment: nothing loaded)
+        start = i32(b + tile)
+        if n > defer_items:  # lane 0 reserves its chunks, the lanes write its work items
+            first = np.int32(reserve(q, capacity, chunk_count(n))) if lane == 0 else np.int32(0)
+            first_lane = cuda.threadIdx.x % 32 // L * L
+            mask = 0xFFFFFFFF if L == 32 else ((1 << L) - 1) << first_lane
+            first = cuda.shfl_sync(mask, first, first_lane)
+            if np.uint32(first) != NONE:
+                write_items(s, n, np.uint32(first), lane, L, items)
+                return
+            start = b  # no room in the queue: reduced here
+        if e > start:
+            acc = warp_range(d_in, start, e, lane, acc)
+        agg = wred(acc)
+        if lane == 0:
+            out[u32(s)] = agg
+
+    def sr_warp(d_in, off, sh, out, n_seg, defer_items, use_tail, q, items, partial, done, capacity, share_blocks):
+        # two segments in flight (SEGS): their first tiles are loaded before either is reduced, and the
+        # next two segments' offsets while these are reduced
+        lane = i32(cuda.threadIdx.x % L)
+        stride = i32(cuda.gridDim.x * (THREADS // L) * SEGS)
+        s0 = i32((cuda.blockIdx.x * (THREADS // L) + cuda.threadIdx.x // L) * SEGS)
+        x0 = cuda.local.array(vec, nb)
+        x1 = cuda.local.array(vec, nb)
+        o0 = o1 = o2 = np.int32(0)
+        if s0 < n_seg:
+            o0, o1, o2 = (i32(off[u32(s0)] + sh), i32(off[u32(min(s0 + 1, n_seg))] + sh),
+                          i32(off[u32(min(s0 + 2, n_seg))] + sh))
+        while s0 < n_seg:
+            first_tile(d_in, o0, i32(o1 - o0), defer_items, x0)
+            first_tile(d_in, o1, i32(o2 - o1), defer_items, x1)
+            b0, b1, b2 = o0, o1, o2
+            nxt = i32(s0 + stride)
+            if nxt < n_seg:
+                o0, o1, o2 = (i32(off[u32(nxt)] + sh), i32(off[u32(min(nxt + 1, n_seg))] + sh),
+                              i32(off[u32(min(nxt + 2, n_seg))] + sh))
+            finish(d_in, out, s0, b0, b1, x0, lane, defer_items, q, items, capacity)
+            if s0 + 1 < n_seg:
+                finish(d_in, out, i32(s0 + 1), b1, b2, x1, lane, defer_items, q, items, capacity)
+            s0 = nxt
+        if use_tail:
+            tail(d_in, off, sh, out, q, items, partial, done, share_blocks)
+    # (sr_warp<L>u: four tiles in flight a lane and up to 64 registers, as kernels.cu)
+    return cuda.jit(launch_bounds=(THREADS, min_blocks))(sr_warp)
