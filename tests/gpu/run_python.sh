@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # On the GPU machine (device tool): installs the carried wheels next to the host's numba-cuda (no
-# network there), runs the Python GPU suite, the segmented_reduce suite, the Numba segmented-reduction example and the Python
-# benchmark. Prepared here by tests/gpu/prepare_python.sh; carry .gpuwheels and .gpupycat.
+# network there), runs the Python GPU suite, the segmented_reduce suite, the Numba segmented-reduction
+# example and the Python benchmark. Prepared here by tests/gpu/prepare_python.sh; carry .gpuwheels and
+# .gpupycat.
 #
-#   bash tests/gpu/run_python.sh [suite|segmented|example|bench|all] [FILTER]   (FILTER: only the suite's cases whose
-#                                                                     name contains it, e.g. record, warp)
+#   bash tests/gpu/run_python.sh [suite|segmented|example|bench|all] [FILTER]
+#                          (FILTER: only the suite's cases whose name contains it, e.g. record, warp)
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 what=${1:-all}
