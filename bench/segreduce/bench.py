@@ -21,7 +21,6 @@ rounds, and each kernel's share is of the ceiling measured beside it.
 import argparse
 import ctypes
 import json
-import math
 import os
 import statistics
 import subprocess
@@ -34,7 +33,6 @@ N_BYTES = 1 << 30
 THREADS = 256
 TYPES = {"f32": (np.float32, 4), "f64": (np.float64, 2), "i32": (np.int32, 4)}
 LENGTHS = ["32", "128", "1024", "8192", "65536", "1M", "random", "heavy"]
-SEGS_IN_FLIGHT = 2      # kernels.cu SR_K
 MAX_KERNEL_MS = 200.0   # a kernel whose first run takes longer is reported from that run alone
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -75,6 +73,10 @@ class State:
 
     def args(self):
         return self.queue, self.items, self.partial, self.done
+
+    def left(self):
+        """Non-zero words left in the queue, the items and the counters (a call must leave 0)."""
+        return sum(int(a.astype(bool).sum()) for a in (self.queue, self.items, self.done))
 
 
 def lengths_for(dist, n, rng):
@@ -232,13 +234,7 @@ def run_config(cp, mods, cub, numba_k, tc, op, dist, d_x, x64, rounds, rng, sm_c
               None, n * size, check=False)
 
     def warp_grid(L):
-        return min(math.ceil(n_seg / (THREADS // L * SEGS_IN_FLIGHT)), sm_count * 32)
-
-    def adaptive_grid(p, resident):
-        """(grid, blocks with a share of the segments): the fixed kernel's grid, or every block the GPU
-        holds at once if that is more (blocks without a share of their own take deferred chunks)."""
-        share = n_seg if p.first == "block" else warp_grid(p.lanes)
-        return max(share, resident), share
+        return adaptive.fixed_grid("warp", L, n_seg, sm_count)
 
     def fixed(build):
         m = mods[build]
@@ -256,7 +252,7 @@ def run_config(cp, mods, cub, numba_k, tc, op, dist, d_x, x64, rounds, rng, sm_c
 
         def adaptive_launch(p):
             f = k[p.kernel]
-            grid, share = adaptive_grid(p, sm_count * blocks_per_sm(cp, f))
+            grid, share = adaptive.grid(p, n_seg, sm_count, sm_count * blocks_per_sm(cp, f))
 
             def run():
                 f((grid,), (THREADS,), (d_x, d_off, d_out, np.int32(n_seg), np.int64(p.defer), *state.args(),
@@ -267,7 +263,7 @@ def run_config(cp, mods, cub, numba_k, tc, op, dist, d_x, x64, rounds, rng, sm_c
         f = k[p.kernel]
         R.add(f"{build} adaptive", adaptive_launch(p), d_out, bytes_,
               {"regs": f.num_regs, "local": f.local_size_bytes, "plan": str(p)})
-        left = sum(int(cp.count_nonzero(a)) for a in (state.queue, state.items, state.done))
+        left = state.left()
         if left and "wrong" in R.info[f"{build} adaptive"]:  # a call must leave the queue zeroed
             R.info[f"{build} adaptive"]["wrong"] += 1
             R.info[f"{build} adaptive"]["first_wrong"] = f"{left} queue words left non-zero"

@@ -82,8 +82,7 @@ def check_numba(cp, label, p, d_x, d_off, d_out, ref):
             time.sleep(0.01)
         got = cp.asnumpy(d_out)
         wrong = int(np.count_nonzero(got != ref))
-        left = sum(int(np.count_nonzero(a.copy_to_host())) for st in segmented._states.values()
-                   for a in (st.queue, st.items, st.done))
+        left = segmented.queue_words_left()
         ok = wrong == 0 and left == 0
         bad += not ok
         print(f"{'ok  ' if ok else 'FAIL'} numba {label:28} {p}: call {call + 1} "
@@ -117,8 +116,7 @@ def main():
         if numba_pass:
             bad += check_numba(cp, label, p, d_x, d_off, d_out, ref)
             continue
-        share = lens.size if p.first == "block" else min(-(-lens.size // (THREADS // p.lanes * 2)), sm * 32)
-        grid = max(share, resident)
+        grid, share = adaptive.grid(p, lens.size, sm, resident)
         for call in range(2):
             d_out.fill(np.nan)
             ms = watch(cp, lambda: f((grid,), (THREADS,), (d_x, d_off, d_out, np.int32(lens.size), np.int64(p.defer),
@@ -126,7 +124,7 @@ def main():
                        state.queue, f"C {label} {p}")
             got = cp.asnumpy(d_out)
             wrong = int(np.count_nonzero(got != ref))
-            left = sum(int(cp.count_nonzero(a)) for a in (state.queue, state.items, state.done))
+            left = state.left()
             ok = wrong == 0 and left == 0
             bad += not ok
             print(f"{'ok  ' if ok else 'FAIL'} C     {label:28} {p} grid {grid}: call {call + 1} {ms:7.1f} ms, "

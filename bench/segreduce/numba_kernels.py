@@ -5,12 +5,10 @@ both share and launches it once.
 
     k = Kernels(); k.add(R, cp, op, d_x, d_off, d_out, n_seg, bytes_, sm_count)
 """
-import math
 
 import numpy as np
 
 THREADS = 256
-SEGS = 2
 
 
 class Kernels:
@@ -40,15 +38,14 @@ class Kernels:
         for L in (8, 16, 32):
             for mb in (None,) + tuple(self.explore_min_blocks):
                 g = seg.kernel(dt, op, f"sr_warp{L}", mb)
-                grid = min(math.ceil(n_seg / (THREADS // L * SEGS)), sm_count * 32)
+                grid = seg._segplan.fixed_grid("warp", L, n_seg, sm_count)
                 label = f"numba warp{L}" + (f" ({mb} blocks/SM)" if mb else "")
                 R.add(label, (lambda g, grid: lambda: g[grid, THREADS](x, o, *fixed))(g, grid), d_out, bytes_)
                 resources(label, g)
         p = seg._segplan.choose(d_x.size, n_seg, d_x.dtype.itemsize)
         R.add("numba adaptive", lambda: seg.segmented_reduce(x, o, out, op), d_out, bytes_, {"plan": str(p)})
         resources("numba adaptive", seg.kernel(dt, op, p.kernel))
-        left = sum(int(np.count_nonzero(a.copy_to_host())) for st in seg._states.values()
-                   for a in (st.queue, st.items, st.done))
+        left = seg.queue_words_left()
         if left and "wrong" in R.info.get("numba adaptive", {}):  # a call must leave the queue zeroed
             R.info["numba adaptive"]["wrong"] += 1
             R.info["numba adaptive"]["first_wrong"] = f"{left} queue words left non-zero"

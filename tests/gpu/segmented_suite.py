@@ -110,8 +110,7 @@ def run_dtype(args):
                         i = wrong[0]
                         bad.append(f"call {call + 1}: {wrong.size} wrong, segment {i} (length {lens[i]}): "
                                    f"got {got[i]!r}, want {ref[i]!r}")
-                state = [a for st in segmented._states.values() for a in (st.queue, st.items, st.done)]
-                left = sum(int(np.count_nonzero(a.copy_to_host())) for a in state)
+                left = segmented.queue_words_left()
                 if left:
                     bad.append(f"{left} words of the work queue left non-zero")
                 results.append((name, not bad, f"{plan}; {'; '.join(bad)}", time.time() - t0))

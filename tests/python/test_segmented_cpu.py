@@ -30,6 +30,15 @@ def test_plan(mean, itemsize, want):
     assert str(_segplan.choose(n, n // mean, itemsize)) == want
 
 
+def test_grid():
+    # the fixed kernel's grid (32 blocks an SM at most for warps), or every resident block when more
+    warp8, block = _segplan.Plan("warp", 8, 8192), _segplan.Plan("block", 0, 262144)
+    assert _segplan.grid(warp8, 1 << 23, 132, 1056) == (4224, 4224)
+    assert _segplan.grid(warp8, 1000, 132, 1056) == (1056, 16)  # 64 segments a block of 8-lane warps
+    assert _segplan.grid(block, 32768, 132, 1056) == (32768, 32768)
+    assert _segplan.grid(block, 256, 132, 1056) == (1056, 256)
+
+
 def test_work_capacity_bounds_every_deferral():
     # segments of defer + 1 items, each one chunk (rounded up) plus the chunks of their items
     n, itemsize = 1 << 20, 4

@@ -9,8 +9,8 @@ import numpy as np
 
 from . import _segplan
 
-THREADS = 256
-SEGS = 2           # segments in flight per logical warp (kernels.cu SR_K; written out in the warp kernel)
+THREADS = _segplan.THREADS
+SEGS = _segplan.SEGS_IN_FLIGHT  # (written out in the warp kernel: two)
 
 
 def _at_intrinsic():

@@ -13,6 +13,8 @@ the measurements in bench/results/segreduce.
 from dataclasses import dataclass
 
 VECTOR_BYTES = 16
+THREADS = 256          # a block of every kernel
+SEGS_IN_FLIGHT = 2     # segments in flight per logical warp (kernels.cu SR_K)
 CHUNK_BYTES = 65536    # bench/segreduce/modules.sh SR_CHUNK = CHUNK_BYTES / item size
 BLOCK_DEFER_CHUNKS = 16
 WARP_MAX_MEAN_BYTES = 8192
@@ -36,6 +38,22 @@ class Plan:
 
     def __str__(self):
         return f"{self.first}{self.lanes or ''} defer>{self.defer}"
+
+
+def fixed_grid(first, lanes, n_seg, sm_count):
+    """The grid of a first-stage kernel on its own: a block per segment, or the logical warps' blocks
+    (grid-stride beyond 32 blocks an SM)."""
+    if first == "block":
+        return n_seg
+    return min(-(-n_seg // (THREADS // lanes * SEGS_IN_FLIGHT)), sm_count * 32)
+
+
+def grid(plan, n_seg, sm_count, resident):
+    """(grid, share_blocks) of the one launch: the fixed kernel's grid, or every block the GPU holds at once
+    (`resident`) if that is more; the blocks from share_blocks on have no segments of their own and take
+    deferred chunks."""
+    share = fixed_grid(plan.first, plan.lanes, n_seg, sm_count)
+    return max(share, resident), share
 
 
 def chunk_items(itemsize):

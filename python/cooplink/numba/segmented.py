@@ -10,13 +10,12 @@ are left to a tail in which every block of the grid takes chunks of them (a segm
 combined, in chunk order, by the block that finishes its last chunk). The CUDA C twin of these kernels,
 and what they were measured against, is bench/segreduce (kernels.cu).
 """
-import math
 import threading
 
 import numpy as np
 
 from . import _segplan
-from ._segkernels import SEGS, THREADS, identity, kernel
+from ._segkernels import THREADS, identity, kernel
 
 __all__ = ["segmented_reduce", "OPS", "identity", "kernel"]
 
@@ -123,11 +122,14 @@ def segmented_reduce(values, offsets, out, op="sum", stream=0, plan=None):
     state = _states.setdefault(key, _State()).get(cuda, cap, dtype)
     args = (values, offsets, np.int32(shift), out, np.int32(n_seg), np.int32(min(p.defer, 2 ** 31 - 1)),
             np.int32(1), *state, np.uint32(cap))
-    share = n_seg if p.first == "block" else min(math.ceil(n_seg / (THREADS // p.lanes * SEGS)), _sm_count() * 32)
-    # the fixed kernel's grid, or every block the GPU holds at once if that is more (blocks without a share
-    # of their own take deferred chunks)
-    grid = max(share, _resident(k, args + (np.uint32(0),)))
+    grid, share = _segplan.grid(p, n_seg, _sm_count(), _resident(k, args + (np.uint32(0),)))
     k[grid, THREADS, stream](*args, np.uint32(share))
+
+
+def queue_words_left():
+    """Non-zero words left in every work queue this process made (each call must leave 0: checks)."""
+    return sum(int(np.count_nonzero(a.copy_to_host())) for st in _states.values()
+               for a in (st.queue, st.items, st.done))
 
 
 def _import(cuda, a, stream):
