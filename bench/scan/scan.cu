@@ -4,9 +4,9 @@
 // unit (-DCOOP_WHOLE_PROGRAM). Parameters (-D): SC_T, SC_TC, SC_N (items a thread holds: two 16-byte
 // vectors), SC_V (items a vector holds).
 //
-// Tiles: full tiles on a 16-byte boundary load and store as vectors (blocked, coalesced), the next tile's
-// loads issued before this one is scanned (two tiles in flight a block: a segment of 1M items has one
-// block for the whole of it); a segment that starts off a boundary first takes a shorter tile that ends
+// Tiles: full tiles on a 16-byte boundary load and store as vectors (blocked, coalesced), the next SC_D
+// tiles' loads issued before this one is scanned (a segment of 1M items has one block for the whole of it:
+// its loads in flight are all that hides the memory's latency); a segment that starts off a boundary first takes a shorter tile that ends
 // on one; the ragged end is guarded.
 #include "scan.h"
 #ifdef COOP_WHOLE_PROGRAM
@@ -16,6 +16,9 @@
 #include "paste.h"
 
 #define SC_THREADS 256
+#ifndef SC_D
+#define SC_D 2 /* full tiles in flight a block (4 measured worse: 61 registers, f32 0.80-0.81 for 4096..65536, 0.755 for 1M) */
+#endif
 #define SC_TILE (SC_THREADS * SC_N)
 #define BLOAD CAT4(coop_block_load_, SC_TC, _t256, CAT3(_i, SC_N, _vectorize))
 #define BLOADG CAT4(coop_block_load_guarded_, SC_TC, _t256, CAT3(_i, SC_N, _direct))
@@ -40,22 +43,23 @@ extern "C" __global__ void __launch_bounds__(SC_THREADS) sc_block(const SC_T *in
     __syncthreads(); /* temp is reused */
     p += n;
   }
-  if (p + SC_TILE <= e) { /* full tiles, the next one loading while this one is scanned and stored */
-    SC_T x[SC_N];
-    BLOAD(in + p, x, 0);
-    for (;;) {
-      SC_T nx[SC_N], y[SC_N];
-      const bool more = p + 2 * SC_TILE <= e;
-      if (more) BLOAD(in + p + SC_TILE, nx, 0);
-      BSCAN(x, y, &running, temp);
-      BSTORE(out + p, y, 0);
-      __syncthreads();
-      p += SC_TILE;
-      if (!more) break;
+  const int tiles = max(e - p, 0) / SC_TILE; /* full tiles: SC_D of them loading while one is scanned and stored */
+  SC_T x[SC_D][SC_N];
 #pragma unroll
-      for (int i = 0; i < SC_N; ++i) x[i] = nx[i];
+  for (int d = 0; d < SC_D; ++d)
+    if (d < tiles) BLOAD(in + p + d * SC_TILE, x[d], 0);
+  for (int t = 0; t < tiles; t += SC_D) {
+#pragma unroll
+    for (int d = 0; d < SC_D; ++d) {
+      if (t + d >= tiles) break;
+      SC_T y[SC_N];
+      BSCAN(x[d], y, &running, temp);
+      BSTORE(out + p + (t + d) * SC_TILE, y, 0);
+      __syncthreads(); /* temp is reused */
+      if (t + d + SC_D < tiles) BLOAD(in + p + (t + d + SC_D) * SC_TILE, x[d], 0);
     }
   }
+  p += tiles * SC_TILE;
   if (p < e) {
     SC_T x[SC_N], y[SC_N];
     BLOADG(in + p, x, e - p, &zero, 0);

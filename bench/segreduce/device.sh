@@ -19,7 +19,9 @@ for f in bench/segreduce/kernels.cu bench/scan/scan.cu; do
   cmp -s "$f" ".gpubench/src/$(basename "$f")" || { echo "device.sh: .gpubench is older than $f: run bench/segreduce/prepare.sh" >&2; exit 2; }
 done
 for f in segmented.py _segplan.py; do
-  unzip -p .gpuwheels/cooplink-*.whl "cooplink-*.data/purelib/cooplink/numba/$f" | cmp -s - "python/cooplink/numba/$f" ||
+  python3 -c 'import glob, sys, zipfile; z = zipfile.ZipFile(glob.glob(".gpuwheels/cooplink-*.whl")[0])
+sys.stdout.buffer.write(z.read(next(n for n in z.namelist() if n.endswith("/cooplink/numba/" + sys.argv[1]))))' "$f" |
+    cmp -s - "python/cooplink/numba/$f" ||
     { echo "device.sh: the wheel in .gpuwheels is older than python/cooplink/numba/$f: run tests/gpu/prepare_python.sh --wheel-only" >&2; exit 2; }
 done
 site=${TMPDIR:-/tmp}/cooplink-site

@@ -31,11 +31,13 @@ def test_plan(mean, itemsize, want):
 
 
 def test_grid():
-    # the fixed kernel's grid (32 blocks an SM at most for warps), or every resident block when more
+    # every resident block; those with segments of their own: the fixed kernel's grid (32 blocks an SM at
+    # most for warps) up to all of them (grid-stride)
     warp8, block = _segplan.Plan("warp", 8, 8192), _segplan.Plan("block", 0, 262144)
-    assert _segplan.grid(warp8, 1 << 23, 132, 1056) == (4224, 4224)
+    assert _segplan.grid(warp8, 1 << 23, 132, 1056) == (1056, 1056)
+    assert _segplan.grid(warp8, 1 << 23, 132, 8448) == (8448, 4224)
     assert _segplan.grid(warp8, 1000, 132, 1056) == (1056, 16)  # 64 segments a block of 8-lane warps
-    assert _segplan.grid(block, 32768, 132, 1056) == (32768, 32768)
+    assert _segplan.grid(block, 32768, 132, 1056) == (1056, 1056)
     assert _segplan.grid(block, 256, 132, 1056) == (1056, 256)
 
 

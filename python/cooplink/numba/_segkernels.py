@@ -215,8 +215,15 @@ def _kernel(dtype, op, name, min_blocks):
             c = seen
 
     @cuda.jit(device=True, inline="always")
-    def take(q):
-        """A reserved work item nobody has taken yet, or NONE."""
+    def take(q, share_blocks):
+        """A reserved work item nobody has taken yet, or NONE (kernels.cu sr_take: a compare-and-swap while
+        blocks may reserve, a fetch-and-add once `chunks` is final)."""
+        if ld_acquire(q, 2) >= share_blocks:
+            c = ld_acquire(q, 0)
+            if ld_acquire(q, 1) >= c:
+                return NONE
+            t = cuda.atomic.add(q, 1, np.uint32(1))
+            return t if t < c else NONE
         t = ld_acquire(q, 1)
         while True:
             if t >= ld_acquire(q, 0):
@@ -227,17 +234,17 @@ def _kernel(dtype, op, name, min_blocks):
             t = seen
 
     @cuda.jit(device=True, inline="always")
-    def next_item(q):
+    def next_item(q, share_blocks):
         """The next work item for this block (kernels.cu sr_next): a free one; for the grid's last block,
-        once every block is through its share, whatever is left. NONE: leave."""
-        t = take(q)
+        once every block with a share is through it, whatever is left. NONE: leave."""
+        t = take(q, share_blocks)
         if t == NONE and cuda.blockIdx.x == cuda.gridDim.x - 1:
-            while ld_acquire(q, 2) != cuda.gridDim.x:
-                t = take(q)
+            while ld_acquire(q, 2) < share_blocks:
+                t = take(q, share_blocks)
                 if t != NONE:
                     return t
                 cuda.nanosleep(np.uint32(128))
-            t = take(q)
+            t = take(q, share_blocks)
         return t
 
     @cuda.jit(device=True, inline="always")
@@ -262,12 +269,11 @@ def _kernel(dtype, op, name, min_blocks):
         if tid == 0:
             cuda.threadfence()
             if cuda.blockIdx.x < share_blocks:
-                cuda.atomic.add(q, 4, np.uint32(1))
-            cuda.atomic.add(q, 2, np.uint32(1))
+                cuda.atomic.add(q, 2, np.uint32(1))
             if cuda.blockIdx.x >= share_blocks:  # no share: the blocks with one (all started before) reserve
-                while ld_acquire(q, 4) < share_blocks:
+                while ld_acquire(q, 2) < share_blocks:
                     cuda.nanosleep(np.uint32(128))
-            ticket[0] = next_item(q)
+            ticket[0] = next_item(q, share_blocks)
             work[0] = item(items, ticket[0])
         cuda.syncthreads()
         combining = False
@@ -294,7 +300,7 @@ def _kernel(dtype, op, name, min_blocks):
             else:
                 if tid == 0:
                     cuda.stcg(items, t, np.uint64(0))
-                    held = take(q)
+                    held = take(q, share_blocks)
                 b = i32(sb + i32(j) * chunk)
                 acc = brange(d_in, b, i32(min(b + chunk, se)), i32(tid), ident())
             agg = bred(acc)
@@ -311,7 +317,7 @@ def _kernel(dtype, op, name, min_blocks):
                 combine[0] = last
                 if not last:  # on to the work item taken before, or the next one
                     if held == NONE:
-                        held = next_item(q)
+                        held = next_item(q, share_blocks)
                     ticket[0] = held
                     work[0] = item(items, held)
             cuda.syncthreads()

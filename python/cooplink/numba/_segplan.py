@@ -49,11 +49,12 @@ def fixed_grid(first, lanes, n_seg, sm_count):
 
 
 def grid(plan, n_seg, sm_count, resident):
-    """(grid, share_blocks) of the one launch: the fixed kernel's grid, or every block the GPU holds at once
-    (`resident`) if that is more; the blocks from share_blocks on have no segments of their own and take
-    deferred chunks."""
-    share = fixed_grid(plan.first, plan.lanes, n_seg, sm_count)
-    return max(share, resident), share
+    """(grid, share_blocks) of the one launch: every block the GPU holds at once (`resident`), the first
+    share_blocks with segments of their own (grid-stride where the fixed kernel's grid is larger), the rest
+    only taking deferred chunks. (The fixed kernel's grid of a block per segment, 32768 blocks for 8192-item
+    segments, cost 0.62 of the fixed kernel's time in the queue's counters, every block adding to them.)"""
+    share = min(fixed_grid(plan.first, plan.lanes, n_seg, sm_count), resident)
+    return resident, share
 
 
 def chunk_items(itemsize):
