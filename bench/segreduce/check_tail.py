@@ -41,9 +41,27 @@ def cases(rng):
     yield "overlapping (warp, queue full)", np.concatenate([short, np.tile([0, short[-1]], 4)])
 
 
-def watch(cp, run, queue, label, seconds=5.0):
+SPIN = r"""extern "C" __global__ void spin(long long cycles)
+{ const long long t0 = clock64(); while (clock64() - t0 < cycles) {} }"""
+
+
+def occupy(cp, sm_count):
+    """Half of every SM's threads busy for about 20 ms, on a stream of its own: the call that follows on
+    another stream cannot start every block of its grid at once (kernels.cu sr_queue: blocks that then take
+    only free items, and leave)."""
     s = cp.cuda.Stream(non_blocking=True)
     with s:
+        cp.RawKernel(SPIN, "spin")((sm_count,), (1024,), (np.int64(40_000_000),))
+    return s
+
+
+def watch(cp, run, queue, label, busy=None, seconds=5.0):
+    if busy:
+        busy()
+    s = cp.cuda.Stream(non_blocking=True)
+    with s:
+        e0 = cp.cuda.Event()
+        e0.record(s)
         run()
         e = cp.cuda.Event()
         e.record(s)
@@ -51,26 +69,30 @@ def watch(cp, run, queue, label, seconds=5.0):
     while not e.done:
         if time.time() - t0 > seconds:
             side = cp.cuda.Stream(non_blocking=True)
-            host = cp.cuda.alloc_pinned_memory(32)
-            cp.cuda.runtime.memcpyAsync(host.ptr, queue.data.ptr, 32, cp.cuda.runtime.memcpyDeviceToHost, side.ptr)
+            host = cp.cuda.alloc_pinned_memory(64)
+            cp.cuda.runtime.memcpyAsync(host.ptr, queue.data.ptr, 64, cp.cuda.runtime.memcpyDeviceToHost, side.ptr)
             side.synchronize()
-            q = np.frombuffer(host, np.uint32, 8)
-            print(f"HANG {label}: queue chunks {q[0]} taken {q[1]} finished {q[2]} exited {q[3]} "
-                  f"shared {q[4]}", flush=True)
+            q = np.frombuffer(host, np.uint64, 8)
+            print(f"HANG {label}: queue chunks {q[0]} taken {q[1]} shared {q[2]} exited {q[3]} started {q[4]} "
+                  f"failed {q[5]:#x}", flush=True)
             os._exit(3)
-        time.sleep(0.01)
-    return (time.time() - t0) * 1e3
+        time.sleep(0.001)
+    cp.cuda.Device().synchronize()
+    return cp.cuda.get_elapsed_time(e0, e)
 
 
-def check_numba(cp, label, p, d_x, d_off, d_out, ref):
-    """cooplink.numba.segmented_reduce on one case, twice, watched: the number of failed calls."""
+def check_numba(cp, label, p, d_x, d_off, d_out, ref, sm):
+    """cooplink.numba.segmented_reduce on one case, three times (the third with half of the GPU busy),
+    watched: the number of failed calls."""
     from numba import cuda
     from cooplink.numba import segmented, segmented_reduce
     bad = 0
     ns = cuda.stream()
-    for call in range(2):
+    for call in range(3):
         d_out.fill(np.nan)
         cp.cuda.Device().synchronize()
+        if call == 2:
+            occupy(cp, sm)
         segmented_reduce(d_x, d_off, d_out, "sum", stream=ns)  # (the first call compiles, then launches)
         t0 = time.time()
         e = cuda.event()
@@ -85,7 +107,8 @@ def check_numba(cp, label, p, d_x, d_off, d_out, ref):
         left = segmented.queue_words_left()
         ok = wrong == 0 and left == 0
         bad += not ok
-        print(f"{'ok  ' if ok else 'FAIL'} numba {label:28} {p}: call {call + 1} "
+        print(f"{'ok  ' if ok else 'FAIL'} numba {label:28} {p}: call {call + 1}"
+              f"{' (GPU half busy)' if call == 2 else ''} "
               f"{(time.time() - t0) * 1e3:7.1f} ms, {wrong} wrong, {left} queue words left", flush=True)
     return bad
 
@@ -114,20 +137,22 @@ def main():
         f = m.get_function(p.kernel)
         resident = sm * blocks_per_sm(cp, f)
         if numba_pass:
-            bad += check_numba(cp, label, p, d_x, d_off, d_out, ref)
+            bad += check_numba(cp, label, p, d_x, d_off, d_out, ref, sm)
             continue
         grid, share = adaptive.grid(p, lens.size, sm, resident)
-        for call in range(2):
+        for call in range(3):  # the third with half of the GPU busy
             d_out.fill(np.nan)
+            cp.cuda.Device().synchronize()
             ms = watch(cp, lambda: f((grid,), (THREADS,), (d_x, d_off, d_out, np.int32(lens.size), np.int64(p.defer),
                                                            *state.args(), np.uint32(state.cap), np.uint32(share))),
-                       state.queue, f"C {label} {p}")
+                       state.queue, f"C {label} {p}", busy=(lambda: occupy(cp, sm)) if call == 2 else None)
             got = cp.asnumpy(d_out)
             wrong = int(np.count_nonzero(got != ref))
             left = state.left()
             ok = wrong == 0 and left == 0
             bad += not ok
-            print(f"{'ok  ' if ok else 'FAIL'} C     {label:28} {p} grid {grid}: call {call + 1} {ms:7.1f} ms, "
+            print(f"{'ok  ' if ok else 'FAIL'} C     {label:28} {p} grid {grid}: call {call + 1}"
+                  f"{' (GPU half busy)' if call == 2 else ''} {ms:7.2f} ms, "
                   f"{wrong} wrong, {left} queue words left", flush=True)
     print(f"{bad} failed")
     return 1 if bad else 0
