@@ -54,16 +54,13 @@ static void unit_key(char *out, size_t size, const coop__inst *in, int per_symbo
     snprintf(out, size, "%s", in->symbol + 5);
     return;
   }
-  char op[64];
+  char op[64], items[16] = "";
   coop__op_spelling(in, op, sizeof op);
-  if (f->scope == COOP__SCOPE_WARP && !coop__warp_items(f))
-    snprintf(out, size, "%s_%s%s%s_%s", f->name, op, in->op >= 0 ? "_" : "", coop__tcode(in), in->geom);
-  else if (in->algo < 0) /* the warp sort: its keys and values */
-    snprintf(out, size, "%s_%s_%s%s%s_%s_i%d", f->name, op, coop__tcode(in), in->vtype >= 0 ? "_" : "",
-             coop__vcode(in), in->geom, in->items);
-  else
-    snprintf(out, size, "%s_%s%s%s_%s_i%d_%s", f->name, op, in->op >= 0 ? "_" : "", coop__tcode(in),
-             in->geom, in->items, f->algos[in->algo].name);
+  if (coop__has_items(f)) snprintf(items, sizeof items, "_i%d", in->items);
+  /* <family>[_<op>]_<type>[_<value type>]_<geometry>[_i<items>][_<algorithm>] */
+  snprintf(out, size, "%s%s%s_%s%s%s_%s%s%s%s", f->name, in->op >= 0 ? "_" : "", op, coop__tcode(in),
+           in->vtype >= 0 ? "_" : "", coop__vcode(in), in->geom, items, in->algo >= 0 ? "_" : "",
+           in->algo >= 0 ? f->algos[in->algo].name : "");
 }
 
 /* A unit's bundle name: its key, or for a key longer than a bundle name may be, a prefix and a hash. */

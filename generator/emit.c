@@ -99,20 +99,19 @@ void coop__signature(coop__str *s, const coop__inst *in)
   coop__str_add(s, ")");
 }
 
-/* coop::block_reduce<float, 256, 1, 1, 4, cub::BLOCK_REDUCE_RAKING>; coop::warp_reduce<float, 8> */
+/* The primitives template of an instance: <type, geometry[, items][, algorithm | value type]>, the geometry a
+ * block's X, Y, Z or a logical warp's lanes; a family with key-value variants takes the value type (void for
+ * keys alone). coop::block_reduce<float, 256, 1, 1, 4, cub::BLOCK_REDUCE_RAKING>; coop::warp_reduce<float, 8>;
+ * coop::warp_merge_sort<float, 16, 4, void> */
 static void tmpl_instance(coop__str *s, const coop__inst *in)
 {
   const coop__family *f = &coop__families[in->fam];
-  if (coop__warp_items(f) && f->n_algos == 0) /* the sort: keys, lanes, items, values (void: keys only) */
-    coop__str_printf(s, "%s<%s, %d, %d, %s>", f->tmpl, coop__tcpp(in), in->bx, in->items,
-                     in->vtype >= 0 ? coop__vcpp(in) : "void");
-  else if (coop__warp_items(f))
-    coop__str_printf(s, "%s<%s, %d, %d, %s>", f->tmpl, coop__tcpp(in), in->bx, in->items, f->algos[in->algo].cub);
-  else if (f->scope == COOP__SCOPE_WARP)
-    coop__str_printf(s, "%s<%s, %d>", f->tmpl, coop__tcpp(in), in->bx);
-  else
-    coop__str_printf(s, "%s<%s, %d, %d, %d, %d, %s>", f->tmpl, coop__tcpp(in), in->bx, in->by, in->bz,
-                     in->items, f->algos[in->algo].cub);
+  coop__str_printf(s, "%s<%s, %d", f->tmpl, coop__tcpp(in), in->bx);
+  if (f->scope == COOP__SCOPE_BLOCK) coop__str_printf(s, ", %d, %d", in->by, in->bz);
+  if (coop__has_items(f)) coop__str_printf(s, ", %d", in->items);
+  if (in->algo >= 0) coop__str_printf(s, ", %s", f->algos[in->algo].cub);
+  else if (coop__has_pairs(f)) coop__str_printf(s, ", %s", in->vtype >= 0 ? coop__vcpp(in) : "void");
+  coop__str_add(s, ">");
 }
 
 /* The user types gen's instances take (keys and values), each once, in order of first use; returns their

@@ -16,6 +16,8 @@ enum {
   COOP__FAM_WARP_STORE,
   COOP__FAM_WARP_EXCHANGE,
   COOP__FAM_WARP_MERGE_SORT,
+  COOP__FAM_BLOCK_EXCHANGE,
+  COOP__FAM_BLOCK_MERGE_SORT,
   COOP__FAM_COUNT
 };
 /* Who cooperates: a thread block (geometry t<X>[x<Y>x<Z>]_i<items>), or a logical warp of L lanes (w<L>). */
@@ -70,6 +72,8 @@ typedef struct coop__variant {
   coop__param params[6];
   const char *not_algo; /* an algorithm this variant cannot take (CUB's shuffle exchange has no scatter) */
   int pairs;            /* takes a value type (a sort of key-value pairs) */
+  const char *not_algo_why; /* why not (NULL: CUB has no such method) */
+  int whole_warps;      /* a block of at most 32 threads or of whole warps (CUB's warp-striped exchange) */
 } coop__variant;
 
 typedef struct coop__family {
@@ -84,9 +88,18 @@ typedef struct coop__family {
   int n_variants;
   int scope; /* COOP__SCOPE_* */
   int warp_items; /* a warp family with items per thread (load, store, exchange, sort): w<L>_i<N>[_<algo>] */
-  int pow2_lanes; /* the family needs a power-of-two logical warp, whatever the algorithm */
+  int pow2_lanes; /* the family needs a power-of-two logical warp (a block family: thread count), whatever the
+                     algorithm */
 } coop__family;
 static inline int coop__warp_items(const coop__family *f) { return f->scope == COOP__SCOPE_WARP && f->warp_items; }
+/* Whether the symbol and the template take items per thread: every block family, and warp_items. */
+static inline int coop__has_items(const coop__family *f) { return f->scope == COOP__SCOPE_BLOCK || f->warp_items; }
+static inline int coop__has_pairs(const coop__family *f)
+{
+  for (int v = 0; v < f->n_variants; ++v)
+    if (f->variants[v].pairs) return 1;
+  return 0;
+}
 
 extern const coop__type coop__types[];
 extern const int coop__n_types;

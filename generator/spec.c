@@ -187,16 +187,18 @@ static int valid_algo_threads(const coop__family *fam, int algo, const int t[3])
   return algo < 0 || !fam->algos[algo].warp_multiple || (t[0] * t[1] * t[2]) % 32 == 0;
 }
 
-static int has_pairs(const coop__family *fam)
+/* CUB's warp-striped exchange: a block of at most one warp, or of whole warps. */
+static int valid_variant_threads(const coop__variant *v, const int t[3])
 {
-  for (int v = 0; v < fam->n_variants; ++v)
-    if (fam->variants[v].pairs) return 1;
-  return 0;
+  const int n = t[0] * t[1] * t[2];
+  return !v->whole_warps || n <= 32 || n % 32 == 0;
 }
 
-static int valid_warp_algo(const coop__family *fam, const coop__inst *in)
+static int valid_algo(const coop__family *fam, const coop__inst *in)
 {
-  if (fam->scope != COOP__SCOPE_WARP || in->algo < 0) return 1;
+  const int t[3] = {in->bx, in->by, in->bz};
+  if (fam->scope == COOP__SCOPE_BLOCK && !valid_variant_threads(&fam->variants[in->variant], t)) return 0;
+  if (in->algo < 0) return 1;
   const coop__algo *al = &fam->algos[in->algo];
   const char *na = fam->variants[in->variant].not_algo;
   return !(al->pow2_lanes && (in->bx & (in->bx - 1))) && !(al->items_eq_lanes && in->items != in->bx) &&
@@ -222,31 +224,25 @@ static void free_insts(coop__inst *arr, size_t n)
   free(arr);
 }
 
+/* coop_<scope>_<stem>_<type>[_<value type>]_<geometry>[_i<items>][_<algorithm>] (DESIGN.md): the geometry a
+ * block's t<X>[x<Y>x<Z>] or a logical warp's w<L>; items for block families and the warp families that take
+ * several; the algorithm for families that have them. */
 static void make_symbol(coop__inst *in)
 {
   const coop__family *fam = &coop__families[in->fam];
   const coop__variant *var = &fam->variants[in->variant];
-  char stem[96], op[64];
+  char stem[96], op[64], items[16] = "", algo[40] = "";
   snprintf(stem, sizeof stem, var->stem, coop__op_spelling(in, op, sizeof op));
-  if (fam->scope == COOP__SCOPE_WARP) {
+  if (fam->scope == COOP__SCOPE_WARP)
     snprintf(in->geom, sizeof in->geom, "w%d", in->bx);
-    char types[50]; /* two type codes of at most 24 */
-    snprintf(types, sizeof types, "%s%s%s", coop__tcode(in), in->vtype >= 0 ? "_" : "", coop__vcode(in));
-    if (coop__warp_items(fam) && fam->n_algos == 0)
-      snprintf(in->symbol, sizeof in->symbol, "coop_warp_%s_%s_%s_i%d", stem, types, in->geom, in->items);
-    else if (coop__warp_items(fam))
-      snprintf(in->symbol, sizeof in->symbol, "coop_warp_%s_%s_%s_i%d_%s", stem, types, in->geom, in->items,
-               fam->algos[in->algo].name);
-    else
-      snprintf(in->symbol, sizeof in->symbol, "coop_warp_%s_%s_%s", stem, coop__tcode(in), in->geom);
-    return;
-  }
-  if (in->by == 1 && in->bz == 1)
+  else if (in->by == 1 && in->bz == 1)
     snprintf(in->geom, sizeof in->geom, "t%d", in->bx);
   else
     snprintf(in->geom, sizeof in->geom, "t%dx%dx%d", in->bx, in->by, in->bz);
-  snprintf(in->symbol, sizeof in->symbol, "coop_block_%s_%s_%s_i%d_%s", stem, coop__tcode(in), in->geom,
-           in->items, fam->algos[in->algo].name);
+  if (coop__has_items(fam)) snprintf(items, sizeof items, "_i%d", in->items);
+  if (in->algo >= 0) snprintf(algo, sizeof algo, "_%s", fam->algos[in->algo].name);
+  snprintf(in->symbol, sizeof in->symbol, "coop_%s_%s_%s%s%s_%s%s%s", fam->scope == COOP__SCOPE_WARP ? "warp" : "block",
+           stem, coop__tcode(in), in->vtype >= 0 ? "_" : "", coop__vcode(in), in->geom, items, algo);
 }
 
 /* Checks one group and appends its instantiations to gen. Returns COOP_SUCCESS or an error with the
@@ -306,7 +302,9 @@ static coop_result check_group(coop_gen *gen, const sgroup *g)
   for (size_t r = 0; r < sizeof foreign / sizeof foreign[0]; ++r)
     if (g->f[foreign[r]].given && (foreign[r] != F_ALGORITHM || fam->n_algos == 0)) {
       coop__log(gen, "%s: %s takes no %s%s", g->f[foreign[r]].where, fam->name, fname(g, foreign[r], nb),
-                foreign[r] == F_ALGORITHM ? " (CUB chooses it: shuffles for a power-of-two warp, shared memory otherwise)"
+                foreign[r] == F_ALGORITHM && warp && !coop__warp_items(fam)
+                  ? " (CUB chooses it: shuffles for a power-of-two warp, shared memory otherwise)"
+                : foreign[r] == F_ALGORITHM ? " (CUB's has a single algorithm)"
                 : foreign[r] == F_THREADS && coop__warp_items(fam) ? " (a warp primitive takes the logical warp's "
                                                                              "lanes, with warp)"
                 : foreign[r] == F_THREADS || foreign[r] == F_ITEMS ? " (a warp primitive takes the logical warp's lanes, "
@@ -323,7 +321,7 @@ static coop_result check_group(coop_gen *gen, const sgroup *g)
     goto out;
   }
 
-  if (g->f[F_VALUES].given && !has_pairs(fam)) {
+  if (g->f[F_VALUES].given && !coop__has_pairs(fam)) {
     coop__log(gen, "%s: %s takes no %s (a value type is for a sort of key-value pairs)", g->f[F_VALUES].where,
               fam->name, fname(g, F_VALUES, nb));
     goto out;
@@ -473,7 +471,7 @@ static coop_result check_group(coop_gen *gen, const sgroup *g)
     }
   if (!l->given) /* every variant; with a value type, those of pairs */
     for (int v = 0; v < fam->n_variants; ++v)
-      if (!has_pairs(fam) || fam->variants[v].pairs == g->f[F_VALUES].given) p->variants[p->n_variants++] = v;
+      if (!coop__has_pairs(fam) || fam->variants[v].pairs == g->f[F_VALUES].given) p->variants[p->n_variants++] = v;
   if (!p->n_vtypes) p->vtypes[p->n_vtypes++] = -1;
 
   /* A user type is opaque: only the user's operators know it. */
@@ -543,6 +541,25 @@ static coop_result check_group(coop_gen *gen, const sgroup *g)
     }
   }
 
+  for (int t = 0; fam->scope == COOP__SCOPE_BLOCK && fam->pow2_lanes && t < p->n_threads; ++t) {
+    const int n = p->threads[t][0] * p->threads[t][1] * p->threads[t][2];
+    if (n & (n - 1)) {
+      coop__log(gen, "%s: a block of %d threads: CUB's %s needs a power-of-two thread count", g->f[F_THREADS].v[t].where,
+                n, fam->name);
+      goto out;
+    }
+  }
+  for (int v = 0; fam->scope == COOP__SCOPE_BLOCK && g->f[F_VARIANT].given && v < p->n_variants; ++v) {
+    int ok = 0;
+    for (int t = 0; t < p->n_threads; ++t) ok |= valid_variant_threads(&fam->variants[p->variants[v]], p->threads[t]);
+    if (!ok) {
+      coop__log(gen, "%s: variant '%s' of %s needs a block of at most 32 threads or a multiple of 32, and no requested "
+                "thread count is one (CUB's warp-striped exchange places a partial last warp's items as if it had 32 "
+                "lanes, past its shared memory)", g->f[F_VARIANT].v[v].where, fam->variants[p->variants[v]].name,
+                fam->name);
+      goto out;
+    }
+  }
   /* CUB's warp load, store and exchange: a power-of-two logical warp; its shuffle exchange: as many items
    * as lanes, and no scatter. Each algorithm value must form a valid combination. */
   for (int t = 0; fam->scope == COOP__SCOPE_WARP && t < p->n_threads; ++t) {
@@ -556,7 +573,7 @@ static coop_result check_group(coop_gen *gen, const sgroup *g)
       goto out;
     }
   }
-  for (int a = 0; fam->scope == COOP__SCOPE_WARP && a < p->n_algos; ++a) {
+  for (int a = 0; a < p->n_algos; ++a) {
     if (p->algos[a] < 0) continue;
     const coop__algo *al = &fam->algos[p->algos[a]];
     for (int j = 0; al->builtin_only && j < p->n_types; ++j)
@@ -568,14 +585,17 @@ static coop_result check_group(coop_gen *gen, const sgroup *g)
         goto out;
       }
     int ok = 0, need_items = 0;
-    const char *variant = NULL;
+    const char *variant = NULL, *why = NULL;
     for (int t = 0; t < p->n_threads && !ok; ++t)
       for (int it = 0; it < p->n_items && !ok; ++it)
         for (int v = 0; v < p->n_variants && !ok; ++v) {
           const int lanes = p->threads[t][0], items = p->items[it];
           const char *na = fam->variants[p->variants[v]].not_algo;
           if (al->items_eq_lanes && items != lanes) need_items = 1;
-          else if (na && !strcmp(na, al->name)) variant = fam->variants[p->variants[v]].name;
+          else if (na && !strcmp(na, al->name)) {
+            variant = fam->variants[p->variants[v]].name;
+            why = fam->variants[p->variants[v]].not_algo_why;
+          }
           else ok = 1;
         }
     if (!ok) {
@@ -584,7 +604,8 @@ static coop_result check_group(coop_gen *gen, const sgroup *g)
         coop__log(gen, "%s: algorithm '%s' of %s needs as many items per thread as lanes (CUB's), and no requested "
                   "combination has them", where, al->name, fam->name);
       else
-        coop__log(gen, "%s: algorithm '%s' of %s has no variant '%s' (CUB's)", where, al->name, fam->name, variant);
+        coop__log(gen, "%s: algorithm '%s' of %s has no variant '%s' (%s)", where, al->name, fam->name, variant,
+                  why ? why : "CUB's");
       goto out;
     }
   }
@@ -616,7 +637,7 @@ static coop_result check_group(coop_gen *gen, const sgroup *g)
                 if (in.op >= 0 && !valid_op_type(in.op, in.type)) continue;
                 if (!valid_algo_op(fam, in.algo, in.op)) continue;
                 if (!valid_algo_threads(fam, in.algo, p->threads[t])) continue;
-                if (!valid_warp_algo(fam, &in)) continue;
+                if (!valid_algo(fam, &in)) continue;
                 make_symbol(&in);
                 int dup = 0;
                 for (size_t k = 0; k < n && !dup; ++k) dup = strcmp(arr[k].symbol, in.symbol) == 0;
@@ -1105,83 +1126,53 @@ coop_result coop_gen_add_symbol(coop_gen *gen, const char *symbol)
 {
   if (!gen || !symbol) return COOP_ERROR_INVALID_VALUE;
   coop__str_clear(&gen->log);
-  const char *prefix = "coop_block_", *wprefix = "coop_warp_";
   size_t n = strlen(symbol);
   char reason[512] = "";
   int r = 0;
   if (n > 150) goto bad;
-  if (strncmp(symbol, wprefix, strlen(wprefix)) == 0) {
-    /* coop_warp_<stem>_<type>_w<lanes>, or ..._w<lanes>_i<items>_<algorithm> */
-    for (int f = 0; f < COOP__FAM_COUNT && !r; ++f) {
-      const coop__family *fam = &coop__families[f];
-      if (fam->scope != COOP__SCOPE_WARP) continue;
-      /* a: the algorithm suffix (-1: none); pairs: a value type before the geometry */
-      for (int a = coop__warp_items(fam) && fam->n_algos ? 0 : -1; a < fam->n_algos && !r; ++a)
-        for (int pairs = 0; pairs <= has_pairs(fam) && !r; ++pairs) {
-          char body[200];
-          snprintf(body, sizeof body, "%s", symbol + strlen(wprefix));
-          char *items = NULL;
-          if (a >= 0) {
-            size_t bl = strlen(body), al = strlen(fam->algos[a].name);
-            if (bl <= al + 1 || body[bl - al - 1] != '_' || strcmp(body + bl - al, fam->algos[a].name)) continue;
-            body[bl - al - 1] = 0;
-          }
-          if (coop__warp_items(fam)) {
-            items = strrchr(body, '_');
-            if (!items || items[1] != 'i') continue;
-            *items = 0;
-          }
-          char *geom = strrchr(body, '_');
-          if (!geom || geom[1] != 'w') continue;
-          *geom = 0;
-          char *values = NULL;
-          if (pairs) {
-            values = strrchr(body, '_');
-            if (!values) continue;
-            *values = 0;
-          }
-          char *type = strrchr(body, '_');
-          if (!type) continue;
-          *type = 0;
-          coop_gen_group g = {0};
-          g.type = type + 1;
-          g.warp = geom + 2;
-          g.values = values ? values + 1 : NULL;
-          g.items = items ? items + 2 : NULL;
-          g.algorithm = a >= 0 ? fam->algos[a].name : NULL;
-          r = for_stem(gen, fam, body, g, symbol, reason, sizeof reason);
-        }
-    }
-    if (r < 0) return COOP_ERROR_OUT_OF_MEMORY;
-    if (r) return COOP_SUCCESS;
-    goto bad;
-  }
-  if (strncmp(symbol, prefix, strlen(prefix)) != 0) goto bad;
+  /* coop_<scope>_<stem>_<type>[_<value type>]_<geometry>[_i<items>][_<algorithm>] (make_symbol), taken apart
+   * from the end for each family: its algorithm (-1: none), items, geometry, value type (pairs) and type */
   for (int f = 0; f < COOP__FAM_COUNT && !r; ++f) {
     const coop__family *fam = &coop__families[f];
-    for (int a = 0; a < fam->n_algos && !r; ++a) {
-      const char *algo = fam->algos[a].name;
-      size_t al = strlen(algo);
-      if (n <= al + 1 || symbol[n - al - 1] != '_' || strcmp(symbol + n - al, algo) != 0) continue;
-      /* ..._<type>_t<geom>_i<N>_<algo> */
-      char body[160];
-      snprintf(body, sizeof body, "%.*s", (int)(n - al - 1 - strlen(prefix)), symbol + strlen(prefix));
-      char *items = strrchr(body, '_');
-      if (!items || items[1] != 'i') continue;
-      *items = 0;
-      char *geom = strrchr(body, '_');
-      if (!geom || geom[1] != 't') continue;
-      *geom = 0;
-      char *type = strrchr(body, '_');
-      if (!type) continue;
-      *type = 0;
-      coop_gen_group g = {0};
-      g.type = type + 1;
-      g.threads = geom + 2;
-      g.items = items + 2;
-      g.algorithm = algo;
-      r = for_stem(gen, fam, body, g, symbol, reason, sizeof reason);
-    }
+    const int warp = fam->scope == COOP__SCOPE_WARP;
+    const char *prefix = warp ? "coop_warp_" : "coop_block_";
+    if (strncmp(symbol, prefix, strlen(prefix)) != 0) continue;
+    for (int a = fam->n_algos ? 0 : -1; a < fam->n_algos && !r; ++a)
+      for (int pairs = 0; pairs <= coop__has_pairs(fam) && !r; ++pairs) {
+        char body[200];
+        snprintf(body, sizeof body, "%s", symbol + strlen(prefix));
+        char *items = NULL;
+        if (a >= 0) {
+          size_t bl = strlen(body), al = strlen(fam->algos[a].name);
+          if (bl <= al + 1 || body[bl - al - 1] != '_' || strcmp(body + bl - al, fam->algos[a].name)) continue;
+          body[bl - al - 1] = 0;
+        }
+        if (coop__has_items(fam)) {
+          items = strrchr(body, '_');
+          if (!items || items[1] != 'i') continue;
+          *items = 0;
+        }
+        char *geom = strrchr(body, '_');
+        if (!geom || geom[1] != (warp ? 'w' : 't')) continue;
+        *geom = 0;
+        char *values = NULL;
+        if (pairs) {
+          values = strrchr(body, '_');
+          if (!values) continue;
+          *values = 0;
+        }
+        char *type = strrchr(body, '_');
+        if (!type) continue;
+        *type = 0;
+        coop_gen_group g = {0};
+        g.type = type + 1;
+        if (warp) g.warp = geom + 2;
+        else g.threads = geom + 2;
+        g.values = values ? values + 1 : NULL;
+        g.items = items ? items + 2 : NULL;
+        g.algorithm = a >= 0 ? fam->algos[a].name : NULL;
+        r = for_stem(gen, fam, body, g, symbol, reason, sizeof reason);
+      }
   }
   if (r < 0) return COOP_ERROR_OUT_OF_MEMORY;
   if (r) return COOP_SUCCESS;
@@ -1193,8 +1184,8 @@ bad:
     return COOP_ERROR_SPEC_INVALID;
   }
   coop__log(gen,
-            "%s: not a symbol cooplink can generate (expected coop_block_<function>_<type>_t<threads>_i<items>_<algorithm> "
-            "or coop_warp_<function>_<type>[_<value type>]_w<lanes>[_i<items>[_<algorithm>]])",
+            "%s: not a symbol cooplink can generate (expected coop_block_<function>_<type>[_<value type>]_t<threads>_i<items>"
+            "[_<algorithm>] or coop_warp_<function>_<type>[_<value type>]_w<lanes>[_i<items>][_<algorithm>])",
             symbol);
   return COOP_ERROR_SPEC_INVALID;
 }

@@ -166,6 +166,31 @@ static const coop__variant merge_sort_variants[] = {
    NULL, 1},
 };
 
+/* CUB's WARP_TIME_SLICING */
+static const coop__algo block_exchange_algos[] = {
+  {"smem", "false", 0},
+  {"smem_ts", "true", 0},
+};
+#define P_EXCH_IO {"items_in", COOP__P_IN, 0, 0, COOP__S_ITEMS}, {"items_out", COOP__P_OUT, 0, 0, COOP__S_ITEMS}
+#define P_RANKS {"ranks", COOP__P_IN, 0, 0, COOP__S_ITEMS, COOP__E_INT}
+/* CUB's guarded and flagged scatters write the whole tile's shared memory whatever the time slicing; its
+ * warp-striped exchanges place a partial last warp's items as if it had 32 lanes */
+#define TS_OVERRUN "CUB's guarded and flagged scatters ignore time slicing and would write past its shared memory"
+static const coop__variant block_exchange_variants[] = {
+  {"striped_to_blocked", "exchange_striped_to_blocked", "striped_to_blocked", NULL, 0, {P_EXCH_IO, P_TEMP}},
+  {"blocked_to_striped", "exchange_blocked_to_striped", "blocked_to_striped", NULL, 0, {P_EXCH_IO, P_TEMP}},
+  {"warp_striped_to_blocked", "exchange_warp_striped_to_blocked", "warp_striped_to_blocked", NULL, 0,
+   {P_EXCH_IO, P_TEMP}, NULL, 0, NULL, 1},
+  {"blocked_to_warp_striped", "exchange_blocked_to_warp_striped", "blocked_to_warp_striped", NULL, 0,
+   {P_EXCH_IO, P_TEMP}, NULL, 0, NULL, 1},
+  {"scatter_to_blocked", "exchange_scatter_to_blocked", "scatter_to_blocked", NULL, 0, {P_EXCH_IO, P_RANKS, P_TEMP}},
+  {"scatter_to_striped", "exchange_scatter_to_striped", "scatter_to_striped", NULL, 0, {P_EXCH_IO, P_RANKS, P_TEMP}},
+  {"scatter_to_striped_guarded", "exchange_scatter_to_striped_guarded", "scatter_to_striped_guarded", NULL, 0,
+   {P_EXCH_IO, P_RANKS, P_TEMP}, "smem_ts", 0, TS_OVERRUN},
+  {"scatter_to_striped_flagged", "exchange_scatter_to_striped_flagged", "scatter_to_striped_flagged", NULL, 0,
+   {P_EXCH_IO, P_RANKS, {"is_valid", COOP__P_IN, 0, 0, COOP__S_ITEMS, COOP__E_INT}, P_TEMP}, "smem_ts", 0, TS_OVERRUN},
+};
+
 #define N(a) ((int)(sizeof(a) / sizeof((a)[0])))
 const coop__family coop__families[COOP__FAM_COUNT] = {
   {"block_load", "block_load.cuh", "coop::block_load", 0, load_algos, N(load_algos), 0, load_variants, N(load_variants)},
@@ -190,4 +215,9 @@ const coop__family coop__families[COOP__FAM_COUNT] = {
   /* keys or key-value pairs with a comparator; CUB builds its lane mask for power-of-two warps only */
   {"warp_merge_sort", "warp_merge_sort.cuh", "coop::warp_merge_sort", 2, NULL, 0, -1, merge_sort_variants,
    N(merge_sort_variants), COOP__SCOPE_WARP, 1, 1},
+  {"block_exchange", "block_exchange.cuh", "coop::block_exchange", 0, block_exchange_algos, N(block_exchange_algos), 0,
+   block_exchange_variants, N(block_exchange_variants)},
+  /* CUB's block merge sort: a power-of-two thread count */
+  {"block_merge_sort", "block_merge_sort.cuh", "coop::block_merge_sort", 2, NULL, 0, -1, merge_sort_variants,
+   N(merge_sort_variants), COOP__SCOPE_BLOCK, 0, 1},
 };

@@ -1,66 +1,13 @@
 // cooplink primitives: WarpMergeSort over logical warps of L lanes (a power of two: CUB builds its lane
-// mask for those only), keys or key-value pairs (V = void: keys only) with a comparator; plain and guarded
-// (sorts the first `valid` items of the logical warp's blocked tile into its first `valid` places; as in
-// CUB, the places after them are unspecified, partly oob_default). CUB's merge sort is stable. temp is the
-// calling logical warp's slot.
+// mask for those only), keys or key-value pairs with a comparator, plain and guarded (merge_sort_calls.cuh).
+// temp is the calling logical warp's slot.
 #pragma once
-#include "common.cuh"
+#include "merge_sort_calls.cuh"
 #include <cub/warp/warp_merge_sort.cuh>
 
 namespace coop
 {
 template <class K, int L, int N, class V>
-struct warp_merge_sort
-{
-  using value_t = ::cuda::std::conditional_t<::cuda::std::is_void<V>::value, cub::NullType, V>;
-  using cub_t   = cub::WarpMergeSort<K, N, L, value_t>;
-  using temp_t  = typename cub_t::TempStorage;
-
-  template <class Cmp>
-  static __device__ __forceinline__ void sort_keys(K* keys, void* temp, Cmp cmp)
-  {
-    K k[N];
-    copy_in(k, keys);
-    temp_binding<temp_t> t(temp);
-    cub_t(t.get()).Sort(k, cmp);
-    copy_out(keys, k);
-  }
-
-  template <class Cmp>
-  static __device__ __forceinline__ void sort_keys_guarded(K* keys, int valid, const K* oob, void* temp, Cmp cmp)
-  {
-    K k[N];
-    copy_in(k, keys);
-    temp_binding<temp_t> t(temp);
-    cub_t(t.get()).Sort(k, cmp, valid, *oob);
-    copy_out(keys, k);
-  }
-
-  template <class Cmp>
-  static __device__ __forceinline__ void sort_pairs(K* keys, value_t* values, void* temp, Cmp cmp)
-  {
-    K k[N];
-    value_t v[N];
-    copy_in(k, keys);
-    copy_in(v, values);
-    temp_binding<temp_t> t(temp);
-    cub_t(t.get()).Sort(k, v, cmp);
-    copy_out(keys, k);
-    copy_out(values, v);
-  }
-
-  template <class Cmp>
-  static __device__ __forceinline__ void
-  sort_pairs_guarded(K* keys, value_t* values, int valid, const K* oob, void* temp, Cmp cmp)
-  {
-    K k[N];
-    value_t v[N];
-    copy_in(k, keys);
-    copy_in(v, values);
-    temp_binding<temp_t> t(temp);
-    cub_t(t.get()).Sort(k, v, cmp, valid, *oob);
-    copy_out(keys, k);
-    copy_out(values, v);
-  }
-};
+struct warp_merge_sort : merge_sort_calls<K, N, V, cub::WarpMergeSort<K, N, L, sort_value_t<V>>>
+{};
 } // namespace coop

@@ -32,17 +32,18 @@
  * no variant it does not call (which shows where links are fast: bench/README.md).
  *
  * Group fields:
- *   family     block_load | block_store | block_reduce | block_scan | warp_reduce | warp_scan | warp_load |
- *              warp_store | warp_exchange | warp_merge_sort (required)
+ *   family     block_load | block_store | block_reduce | block_scan | block_exchange | block_merge_sort |
+ *              warp_reduce | warp_scan | warp_load | warp_store | warp_exchange | warp_merge_sort (required)
  *   type       i8 i16 i32 i64 u8 u16 u32 u64 f16 bf16 f32 f64, or a declared user type (required)
- *   threads    block families: X, XxY or XxYxZ; 1 <= X*Y*Z <= 1024, Z <= 64 (required)
+ *   threads    block families: X, XxY or XxYxZ; 1 <= X*Y*Z <= 1024, Z <= 64 (required); block_merge_sort:
+ *              a power of two, as CUB requires
  *   warp       warp families: lanes of the logical warp, 1..32 (required; symbols end in _w<lanes>); warp
  *              load, store, exchange and merge sort: a power of two, as CUB requires
  *   items      block families, warp load, store, exchange and merge sort: items per thread, 1..32 (default 1)
- *   values     warp_merge_sort: the value type(s) of a sort of key-value pairs (variants pairs,
- *              pairs_guarded; without it the sort is of keys)
+ *   values     warp_merge_sort, block_merge_sort: the value type(s) of a sort of key-value pairs
+ *              (variants pairs, pairs_guarded; without it the sort is of keys)
  *   op         sum min max prod and or xor, custom:<name> (reduce and scan families: required; others:
- *              not allowed); a user type takes custom operators only. warp_merge_sort: its comparator,
+ *              not allowed); a user type takes custom operators only. The merge sorts: their comparator,
  *              less greater or custom:<name> (extern "C" __device__ int name(const T *a, const T *b),
  *              non-zero when a goes before b)
  *   algorithm  block_load/block_store: direct striped vectorize transpose warp_transpose
@@ -54,12 +55,17 @@
  *              inclusive; warp_load/warp_store: plain guarded; warp_exchange: blocked_to_striped
  *              striped_to_blocked scatter_to_striped; warp_merge_sort: keys keys_guarded pairs
  *              pairs_guarded (a guarded sort orders the first valid items; the places after them are
- *              unspecified, as in CUB). Default: every variant of the family.
+ *              unspecified, as in CUB); block_merge_sort: as warp_merge_sort; block_exchange:
+ *              striped_to_blocked blocked_to_striped warp_striped_to_blocked blocked_to_warp_striped (these two:
+ *              at most 32 threads or whole warps) scatter_to_blocked scatter_to_striped (ranks: each item's place
+ *              in the tile) scatter_to_striped_guarded (ranks < 0 skipped) scatter_to_striped_flagged (is_valid
+ *              flags). Default: every variant of the family.
  *   algorithm  (also) warp_load/warp_store: direct striped vectorize transpose (default direct);
  *              warp_exchange: smem shuffle (default smem; shuffle: items == lanes, built-in types, no
- *              scatter)
- * The warp families have no algorithm: CUB chooses (shuffles for a power-of-two logical warp, shared
- * memory otherwise).
+ *              scatter); block_exchange: smem smem_ts (CUB's warp time slicing; default smem; smem_ts has no
+ *              guarded or flagged scatter)
+ * Warp reduce and scan and the merge sorts have no algorithm: CUB's is fixed (for warp reduce and scan,
+ * shuffles for a power-of-two logical warp, shared memory otherwise).
  */
 #ifndef COOPLINK_COOPGEN_H
 #define COOPLINK_COOPGEN_H

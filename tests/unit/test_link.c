@@ -289,3 +289,55 @@ Test(link, warp_merge_sort, .timeout = 600)
                      "  coop_warp_merge_sort_pairs_guarded_custom_by_key_kv_u32_w8_i2(x, v, n, &hi, temp + (t / 8) * 1024);\n"
                      "  s[t * 2] = x[0]; s[t * 2 + 1] = x[1]; s[t * 2].tag += v[0] + v[1];\n}\n");
 }
+
+Test(link, block_exchange_merge_sort, .timeout = 600)
+{
+  /* a 3-D block of 64 threads, 4 items each: exchanges (striped, warp-striped, scatter with ranks, guarded and
+   * flagged, time-sliced), then a merge sort of keys and of key-value pairs with the user's comparator */
+  coop_gen_group g[] = {{.family = "block_exchange", .type = "f32", .threads = "8x4x2", .items = "4", .algorithm = "smem"},
+                        {.family = "block_exchange", .type = "f32", .threads = "8x4x2", .items = "4", .algorithm = "smem_ts",
+                         .variant = "striped_to_blocked,scatter_to_blocked"},
+                        {.family = "block_merge_sort", .type = "f32", .op = "less", .threads = "8x4x2", .items = "4",
+                         .variant = "keys,keys_guarded"},
+                        {.family = "block_merge_sort", .type = "kv", .op = "custom:by_key", .threads = "8x4x2", .items = "4",
+                         .values = "u32"}};
+  check_family_typed(g, 4, "kv:8:4", "struct kv { int key, tag; };\n#define COOP_TYPE_KV struct kv\n",
+                     "extern \"C\" __device__ int by_key(const kv *a, const kv *b) { return a->key < b->key; }\n"
+                     "extern \"C\" __global__ void __launch_bounds__(64) k(const float *in, float *out, kv *s, int n) {\n"
+                     "  __shared__ __align__(16) unsigned char temp[16 * 1024];\n"
+                     "  const int t = threadIdx.x + 8 * (threadIdx.y + 4 * threadIdx.z);\n"
+                     "  float a[4], b[4], big = 1e30f;\n"
+                     "  int r[4], f[4];\n"
+                     "  for (int i = 0; i < 4; ++i) { a[i] = in[t + 64 * i]; r[i] = 255 - (t * 4 + i); f[i] = i != 2; }\n"
+                     "  coop_block_exchange_striped_to_blocked_f32_t8x4x2_i4_smem(a, b, temp);\n"
+                     "  __syncthreads();\n"
+                     "  coop_block_exchange_scatter_to_striped_guarded_f32_t8x4x2_i4_smem(b, a, r, temp);\n"
+                     "  __syncthreads();\n"
+                     "  coop_block_exchange_scatter_to_striped_flagged_f32_t8x4x2_i4_smem(a, b, r, f, temp);\n"
+                     "  __syncthreads();\n"
+                     "  coop_block_exchange_blocked_to_warp_striped_f32_t8x4x2_i4_smem(b, a, temp);\n"
+                     "  __syncthreads();\n"
+                     "  coop_block_exchange_warp_striped_to_blocked_f32_t8x4x2_i4_smem(a, b, temp);\n"
+                     "  __syncthreads();\n"
+                     "  coop_block_exchange_scatter_to_blocked_f32_t8x4x2_i4_smem_ts(b, a, r,\n"
+                     "      temp + 0 * COOP_BLOCK_EXCHANGE_SCATTER_TO_BLOCKED_F32_T8X4X2_I4_SMEM_TS_TEMP_BYTES);\n"
+                     "  __syncthreads();\n"
+                     "  coop_block_exchange_striped_to_blocked_f32_t8x4x2_i4_smem_ts(a, b, temp);\n"
+                     "  __syncthreads();\n"
+                     "  coop_block_merge_sort_keys_less_f32_t8x4x2_i4(b, temp);\n"
+                     "  __syncthreads();\n"
+                     "  coop_block_merge_sort_keys_guarded_less_f32_t8x4x2_i4(b, n, &big, temp);\n"
+                     "  __syncthreads();\n"
+                     "  coop_block_exchange_blocked_to_striped_f32_t8x4x2_i4_smem(b, a, temp);\n"
+                     "  __syncthreads();\n"
+                     "  coop_block_exchange_scatter_to_striped_f32_t8x4x2_i4_smem(a, b, r, temp);\n"
+                     "  for (int i = 0; i < 4; ++i) out[t * 4 + i] = b[i];\n"
+                     "  kv x[4], hi = {1 << 30, 0};\n"
+                     "  unsigned v[4];\n"
+                     "  for (int i = 0; i < 4; ++i) { x[i] = s[t * 4 + i]; v[i] = 4u * t + i; }\n"
+                     "  __syncthreads();\n"
+                     "  coop_block_merge_sort_pairs_custom_by_key_kv_u32_t8x4x2_i4(x, v, temp);\n"
+                     "  __syncthreads();\n"
+                     "  coop_block_merge_sort_pairs_guarded_custom_by_key_kv_u32_t8x4x2_i4(x, v, n, &hi, temp);\n"
+                     "  for (int i = 0; i < 4; ++i) { s[t * 4 + i] = x[i]; s[t * 4 + i].tag += v[i]; }\n}\n");
+}

@@ -34,7 +34,7 @@ Test(spec, unknown_family)
 {
   expect_group(GROUP(.family = "block_foo", .type = "f32", .threads = "128"), E,
                "--family: unknown family 'block_foo' (known: block_load block_store block_reduce block_scan warp_reduce "
-               "warp_scan warp_load warp_store warp_exchange warp_merge_sort)\n");
+               "warp_scan warp_load warp_store warp_exchange warp_merge_sort block_exchange block_merge_sort)\n");
 }
 Test(spec, unknown_type)
 {
@@ -560,4 +560,60 @@ Test(spec, warp_merge_sort_refusals)
                "--op: unknown op 'less' for block_reduce (known: sum min max prod and or xor, custom:<name>)\n");
   expect_group(GROUP(.family = "warp_load", .type = "f32", .warp = "8", .values = "u32"), E,
                "--values: warp_load takes no --values (a value type is for a sort of key-value pairs)\n");
+}
+
+Test(spec, block_exchange_merge_sort)
+{
+  /* block exchange: every variant by default (warp-striped only for whole warps or one), time slicing as an
+   * algorithm; block merge sort: keys, pairs; symbols parsed back */
+  coop_gen_group g = {.family = "block_exchange", .type = "f32", .threads = "64,65", .items = "3"};
+  cr_assert_eq(coop_gen_add_group(gen, &g), COOP_SUCCESS, "%s", coopt_gen_log(gen));
+  size_t n = 0;
+  coop_gen_get_symbol_count(gen, &n);
+  cr_assert_eq(n, 8 + 6, "%zu", n); /* 64 threads: 8 variants; 65: no warp-striped exchange */
+  coop_gen_group ts = {.family = "block_exchange", .type = "u8", .threads = "96", .items = "2", .algorithm = "smem_ts"};
+  cr_assert_eq(coop_gen_add_group(gen, &ts), COOP_SUCCESS, "%s", coopt_gen_log(gen));
+  coop_gen_get_symbol_count(gen, &n);
+  cr_assert_eq(n, 14 + 6, "%zu", n); /* time-sliced: no guarded or flagged scatter */
+  coop_gen_group s = {.family = "block_merge_sort", .type = "i16", .op = "greater", .threads = "32x2", .items = "5",
+                      .values = "f64"};
+  cr_assert_eq(coop_gen_add_group(gen, &s), COOP_SUCCESS, "%s", coopt_gen_log(gen));
+  coop_gen_get_symbol_count(gen, &n);
+  cr_assert_eq(n, 20 + 2, "%zu", n); /* a value type: pairs and pairs_guarded */
+  cr_assert_eq(coop_gen_add_symbol(gen, "coop_block_exchange_scatter_to_striped_flagged_bf16_t7x3x1_i4_smem"), COOP_SUCCESS,
+               "%s", coopt_gen_log(gen));
+  cr_assert_eq(coop_gen_add_symbol(gen, "coop_block_merge_sort_keys_guarded_custom_by_len_u32_t128_i1"), COOP_SUCCESS,
+               "%s", coopt_gen_log(gen));
+  char *src = NULL;
+  cr_assert_eq(coop_gen_get_source(gen, &src), COOP_SUCCESS);
+  cr_assert_not_null(strstr(src, "coop::block_exchange<cuda::std::uint8_t, 96, 1, 1, 2, true>"), "%s", src);
+  cr_assert_not_null(strstr(src, "coop::block_merge_sort<cuda::std::int16_t, 32, 2, 1, 5, double>"), "%s", src);
+  cr_assert_not_null(strstr(src, "coop::block_merge_sort<cuda::std::uint32_t, 128, 1, 1, 1, void>"), "%s", src);
+  cr_assert_not_null(strstr(src, "void coop_block_exchange_scatter_to_striped_flagged_bf16_t7x3x1_i4_smem(const __nv_bfloat16 "
+                                 "*items_in, __nv_bfloat16 *items_out, const int *ranks, const int *is_valid, void *temp)"),
+                     "%s", src);
+  free(src);
+}
+
+Test(spec, block_exchange_merge_sort_refusals)
+{
+  expect_group(GROUP(.family = "block_exchange", .type = "f32", .threads = "128", .algorithm = "smem_ts",
+                     .variant = "scatter_to_striped_guarded"), E,
+               "--algorithm: algorithm 'smem_ts' of block_exchange has no variant 'scatter_to_striped_guarded' (CUB's "
+               "guarded and flagged scatters ignore time slicing and would write past its shared memory)\n");
+  expect_group(GROUP(.family = "block_exchange", .type = "f32", .threads = "65,100", .variant = "blocked_to_warp_striped"), E,
+               "--variant: variant 'blocked_to_warp_striped' of block_exchange needs a block of at most 32 threads or a "
+               "multiple of 32, and no requested thread count is one (CUB's warp-striped exchange places a partial last "
+               "warp's items as if it had 32 lanes, past its shared memory)\n");
+  expect_group(GROUP(.family = "block_exchange", .type = "f32", .threads = "64", .op = "sum"), E,
+               "--op: block_exchange takes no op\n");
+  expect_group(GROUP(.family = "block_merge_sort", .type = "f32", .op = "less", .threads = "64,96"), E,
+               "--threads: a block of 96 threads: CUB's block_merge_sort needs a power-of-two thread count\n");
+  expect_group(GROUP(.family = "block_merge_sort", .type = "f32", .op = "less", .threads = "64", .algorithm = "smem"), E,
+               "--algorithm: block_merge_sort takes no --algorithm (CUB's has a single algorithm)\n");
+  cr_assert_eq(coop_gen_add_symbol(gen, "coop_block_merge_sort_keys_less_f32_t48_i2"), E);
+  char *log = coopt_gen_log(gen);
+  cr_assert_str_eq(log, "coop_block_merge_sort_keys_less_f32_t48_i2: a block of 48 threads: CUB's block_merge_sort needs a "
+                        "power-of-two thread count\n");
+  free(log);
 }

@@ -99,6 +99,26 @@ static const probe PROBES[] = {
   {{"warp_merge_sort", "u8", "greater", NULL, "5", NULL, "pairs_guarded", "4", "rgb"},
    "coop_warp_merge_sort_pairs_guarded_greater_u8_rgb_w4_i5",
    "cub::WarpMergeSort<unsigned char, 5, 4, rgb>::TempStorage", 0},
+  /* block exchange: time slicing, padding (8 items), one thread, 3-D; block merge sort: keys, pairs, user keys */
+  {{"block_exchange", "f64", NULL, "65", "3", "smem_ts", "scatter_to_blocked"},
+   "coop_block_exchange_scatter_to_blocked_f64_t65_i3_smem_ts", "cub::BlockExchange<double, 65, 3, true, 1, 1>::TempStorage", 0},
+  {{"block_exchange", "mat2", NULL, "7x3", "8", "smem", "striped_to_blocked"},
+   "coop_block_exchange_striped_to_blocked_mat2_t7x3x1_i8_smem", "cub::BlockExchange<mat2, 7, 8, false, 3, 1>::TempStorage", 0},
+  {{"block_exchange", "i8", NULL, "1", "1", "smem", "warp_striped_to_blocked"},
+   "coop_block_exchange_warp_striped_to_blocked_i8_t1_i1_smem", "cub::BlockExchange<signed char, 1, 1, false, 1, 1>::TempStorage",
+   0},
+  {{"block_exchange", "u16", NULL, "16x4x2", "16", "smem", "scatter_to_striped_flagged"},
+   "coop_block_exchange_scatter_to_striped_flagged_u16_t16x4x2_i16_smem",
+   "cub::BlockExchange<unsigned short, 16, 16, false, 4, 2>::TempStorage", 0},
+  {{"block_exchange", "rgb", NULL, "96", "5", "smem_ts", "blocked_to_warp_striped"},
+   "coop_block_exchange_blocked_to_warp_striped_rgb_t96_i5_smem_ts", "cub::BlockExchange<rgb, 96, 5, true, 1, 1>::TempStorage", 0},
+  {{"block_merge_sort", "f32", "less", "128", "3", NULL, "keys"}, "coop_block_merge_sort_keys_less_f32_t128_i3",
+   "cub::BlockMergeSort<float, 128, 3, cub::NullType, 1, 1>::TempStorage", 0},
+  {{"block_merge_sort", "u8", "greater", "8x4", "5", NULL, "pairs_guarded", NULL, "rgb"},
+   "coop_block_merge_sort_pairs_guarded_greater_u8_rgb_t8x4x1_i5", "cub::BlockMergeSort<unsigned char, 8, 5, rgb, 4, 1>::TempStorage",
+   0},
+  {{"block_merge_sort", "big", "custom:big_less", "2x2x2", "1", NULL, "keys"}, "coop_block_merge_sort_keys_custom_big_less_big_t2x2x2_i1",
+   "cub::BlockMergeSort<big, 2, 1, cub::NullType, 2, 2>::TempStorage", 0},
 };
 #define N_PROBES (sizeof PROBES / sizeof PROBES[0])
 static const char USER_TYPES[] = "rgb:3:1,mat2:16:8,big:48:16";
@@ -122,6 +142,7 @@ Test(tempsizes, equal_nvcc_host_sizeof, .timeout = 600)
              "#include <cub/warp/warp_reduce.cuh>\n#include <cub/warp/warp_scan.cuh>\n"
              "#include <cub/warp/warp_load.cuh>\n#include <cub/warp/warp_store.cuh>\n"
              "#include <cub/warp/warp_exchange.cuh>\n#include <cub/warp/warp_merge_sort.cuh>\n"
+             "#include <cub/block/block_exchange.cuh>\n#include <cub/block/block_merge_sort.cuh>\n"
              "#include <cuda_fp16.h>\n#include <cuda_bf16.h>\n#include <cstdio>\n%s"
              "int main() {\n", USER_STRUCTS);
   for (size_t i = 0; i < N_PROBES; ++i)
