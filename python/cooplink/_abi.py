@@ -35,10 +35,11 @@ def geometry(block):
     return f"t{x}" if y == 1 and z == 1 else f"t{x}x{y}x{z}"
 
 
-def block_symbol(stem, code, block, items, algorithm):
-    """coop_block_<stem>_<type>_<geometry>_i<items>_<algorithm>; stem is the family part with its variant
-    and op in the ABI's order ("reduce_sum", "exclusive_scan_max_prefix", "load_guarded")."""
-    return f"coop_block_{stem}_{code}_{geometry(block)}_i{items}_{algorithm}"
+def block_symbol(stem, code, block, items, algorithm=None):
+    """coop_block_<stem>_<type>_<geometry>_i<items>[_<algorithm>]; stem is the family part with its variant
+    and op in the ABI's order ("reduce_sum", "exclusive_scan_max_prefix", "load_guarded"); a family with a
+    single algorithm (the merge sort) has no suffix."""
+    return f"coop_block_{stem}_{code}_{geometry(block)}_i{items}" + (f"_{algorithm}" if algorithm else "")
 
 
 def warp_symbol(stem, code, lanes, items=None, algorithm=None):

@@ -59,19 +59,38 @@ static const char *op_spelling(const kase *k, char *buf, size_t size)
   return buf;
 }
 static int warp_algo(int fam, int algo) { return fam <= FAM_STORE && algo >= 4; }
+/* A block shape the case can take: whole warps for the warp-transpose algorithms; a power of two for the
+ * merge sort; at most one warp or whole warps for the warp-striped exchanges (CUB's) */
+static int shape_ok(int fam, int var, int algo, const int sh[3])
+{
+  const int n = sh[0] * sh[1] * sh[2];
+  if (warp_algo(fam, algo)) return n % 32 == 0;
+  if (fam == FAM_BSORT) return (n & (n - 1)) == 0;
+  if (fam == FAM_BEXCH && (var == 2 || var == 3)) return n <= 32 || n % 32 == 0;
+  return 1;
+}
 
 static void symbol_of(kase *k)
 {
   char geom[32], stem[96], op[48];
   if (k->op >= 0) op_spelling(k, op, sizeof op);
-  if (k->fam == FAM_WSORT) {
+  if (k->by == 1 && k->bz == 1) snprintf(geom, sizeof geom, "t%d", k->bx);
+  else snprintf(geom, sizeof geom, "t%dx%dx%d", k->bx, k->by, k->bz);
+  if (is_sort_fam(k->fam)) {
     static const char *st[4] = {"merge_sort_keys", "merge_sort_keys_guarded", "merge_sort_pairs",
                                 "merge_sort_pairs_guarded"};
-    char cmp[48];
+    char cmp[48], geo[48];
     if (k->algo == 2) snprintf(cmp, sizeof cmp, "custom_sortcmp_%s", TY[k->type].code);
     else snprintf(cmp, sizeof cmp, "%s", ALGOS[k->fam][k->algo]);
-    snprintf(k->sym, sizeof k->sym, "coop_warp_%s_%s_%s%s_w%d_i%d", st[k->var], cmp, TY[k->type].code,
-             k->var >= 2 ? "_u32" : "", k->n, k->wi);
+    if (k->fam == FAM_WSORT) snprintf(geo, sizeof geo, "w%d_i%d", k->n, k->wi);
+    else snprintf(geo, sizeof geo, "%s_i%d", geom, k->n);
+    snprintf(k->sym, sizeof k->sym, "coop_%s_%s_%s_%s%s_%s", k->fam == FAM_WSORT ? "warp" : "block", st[k->var], cmp,
+             TY[k->type].code, k->var >= 2 ? "_u32" : "", geo);
+    return;
+  }
+  if (k->fam == FAM_BEXCH) {
+    snprintf(k->sym, sizeof k->sym, "coop_block_exchange_%s_%s_%s_i%d_%s", VARS[k->fam][k->var], TY[k->type].code, geom,
+             k->n, ALGOS[k->fam][k->algo]);
     return;
   }
   if (is_warp_data_fam(k->fam)) {
@@ -88,8 +107,6 @@ static void symbol_of(kase *k)
     snprintf(k->sym, sizeof k->sym, "coop_warp_%s_%s_w%d", stem, TY[k->type].code, k->n);
     return;
   }
-  if (k->by == 1 && k->bz == 1) snprintf(geom, sizeof geom, "t%d", k->bx);
-  else snprintf(geom, sizeof geom, "t%dx%dx%d", k->bx, k->by, k->bz);
   switch (k->fam) {
   case FAM_LOAD: snprintf(stem, sizeof stem, k->var ? "load_guarded" : "load"); break;
   case FAM_STORE: snprintf(stem, sizeof stem, k->var ? "store_guarded" : "store"); break;
@@ -139,8 +156,10 @@ static void build_cases(void)
                 cases[n_cases++] = k;
                 continue;
               }
+              if (fam == FAM_BEXCH && algo == 1 && var >= 6) continue; /* refused: CUB does not time-slice them */
+              if (fam == FAM_BSORT && type == T_MAT2 && algo != 2) continue; /* an opaque key: its comparator */
               int s = ctr % N_SHAPES;
-              while (warp_algo(fam, algo) && (SHAPES[s][0] * SHAPES[s][1] * SHAPES[s][2]) % 32) s = (s + 1) % N_SHAPES;
+              while (!shape_ok(fam, var, algo, SHAPES[s])) s = (s + 1) % N_SHAPES;
               k.bx = SHAPES[s][0];
               k.by = SHAPES[s][1];
               k.bz = SHAPES[s][2];
@@ -221,6 +240,8 @@ static void build_catalog_cases(void)
       k.temp_bytes = (size_t)json_integer_value(json_object_get(o, "temp_bytes"));
       if (k.fam >= 0 && is_warp_fam(k.fam) && !is_warp_data_fam(k.fam)) k.algo = 0; /* none */
       if (k.fam >= 0 && is_warp_data_fam(k.fam)) k.wi = (int)json_integer_value(json_object_get(o, "items"));
+      if (k.fam >= 0 && is_sort_fam(k.fam)) /* the comparator (a catalog has no custom one) */
+        k.algo = index_of(ALGOS[k.fam], 2, json_string_value(json_object_get(o, "op")));
       if (k.fam < 0 || k.var < 0 || k.type < 0 || k.algo < 0 || (uses_op(k.fam) && k.op < 0)) {
         printf("%s: symbols[%zu]: a family, variant, type, op or algorithm this suite does not know\n", path, si);
         exit(1);
@@ -290,6 +311,10 @@ static void kernel_source(FILE *f, const kase *k, int idx)
 {
   if (is_warp_fam(k->fam)) {
     warp_kernel_source(f, k, idx);
+    return;
+  }
+  if (is_block2_fam(k->fam)) {
+    block2_kernel_source(f, k, idx);
     return;
   }
   const char *T = TY[k->type].ctype;
@@ -448,12 +473,12 @@ static void build_shard(int s)
         g.items = witems;
         g.algorithm = ALGOS[k->fam][k->algo];
       }
-      if (k->fam == FAM_WSORT) { /* its comparator; pairs: u32 values */
-        g.algorithm = NULL;
-        snprintf(custom, sizeof custom, "custom:sortcmp_%s", TY[k->type].code);
-        g.op = k->algo == 2 ? custom : ALGOS[k->fam][k->algo];
-        g.values = k->var >= 2 ? "u32" : NULL;
-      }
+    }
+    if (is_sort_fam(k->fam)) { /* its comparator; pairs: u32 values */
+      g.algorithm = NULL;
+      snprintf(custom, sizeof custom, "custom:sortcmp_%s", TY[k->type].code);
+      g.op = k->algo == 2 ? custom : ALGOS[k->fam][k->algo];
+      g.values = k->var >= 2 ? "u32" : NULL;
     }
     rc = coop_gen_add_group(gen, &g);
   }
@@ -514,7 +539,7 @@ static void build_shard(int s)
   int defined[N_TYPES] = {0}, cmp_defined[N_TYPES] = {0};
   for (int i = sh->first; i < sh->first + sh->count; ++i) { /* the sorts' comparators: key / 2, descending */
     const kase *c = &cases[i];
-    if (c->fam != FAM_WSORT || c->algo != 2 || cmp_defined[c->type]++) continue;
+    if (!is_sort_fam(c->fam) || c->algo != 2 || cmp_defined[c->type]++) continue;
     const char *T = TY[c->type].ctype;
     if (c->type == T_MAT2)
       fprintf(f, "extern \"C\" __device__ int sortcmp_mat2(const mat2 *a, const mat2 *b) { return a->a < b->a; }\n");
@@ -580,7 +605,7 @@ static const coop__driver *D;
 
 static int g_fail_printed;
 
-static int printed_per[N_FAMS][4];
+static int printed_per[N_FAMS][8];
 static int report(kase *k, const char *what)
 {
   if (printed_per[k->fam][k->var]++ < 4 && g_fail_printed++ < 60) printf("FAIL %s [%dx%dx%d i%d]: %s\n", k->sym, k->bx, k->by, k->bz, k->n, what);
@@ -605,7 +630,7 @@ static int run_case(coop__CUmodule mod, kase *k, int idx, int flag, int shape)
   const int tiles = GRID * (k->fam == FAM_SCAN && k->var >= 2 ? TILES : 1);
   /* a sort of pairs writes its u32 values to out2 */
   const size_t n_in = (size_t)tiles * bt * n, n_out = n_in,
-               n_out2 = k->fam == FAM_WSORT ? (n_in * 4 + es - 1) / es : (size_t)tiles * bt;
+               n_out2 = is_sort_fam(k->fam) ? (n_in * 4 + es - 1) / es : (size_t)tiles * bt;
   const int n_aux = warp ? GRID * n_warps : GRID; /* valid counts and aux values */
   const size_t smem = warp ? k->temp_bytes * (size_t)n_warps : k->temp_bytes;
   unsigned char *in = malloc(n_in * es), *out = malloc(n_out * es), *out2 = malloc(n_out2 * es);
@@ -620,7 +645,7 @@ static int run_case(coop__CUmodule mod, kase *k, int idx, int flag, int shape)
     for (size_t i = 0; i < per_tile; ++i) gen_value(k, in + (tl * per_tile + i) * es, i, s1, s2);
   }
   for (int b = 0; b < n_aux; ++b) gen_value(k, aux + b * es, 1, 0, 0);
-  for (int b = 0; b < n_aux && k->fam == FAM_WSORT; ++b) warp_sort_oob(k, aux + b * es);
+  for (int b = 0; b < n_aux && is_sort_fam(k->fam); ++b) warp_sort_oob(k, aux + b * es);
   memset(poison, 0xA5, es);
   for (int b = 0; b < n_aux; ++b) {
     /* valid items: of a logical warp's tile (warp data), lanes (warp reduce), threads (block reduce), items */
@@ -654,7 +679,8 @@ static int run_case(coop__CUmodule mod, kase *k, int idx, int flag, int shape)
   ok = 1;
   char msg[400];
   if (warp && !warp_check(k, dims, in, out, out2, aux, poison, valid, flag, msg, sizeof msg)) ok = report(k, msg);
-  for (int b = 0; b < GRID && ok && !warp; ++b) {
+  if (is_block2_fam(k->fam) && !block2_check(k, in, out, out2, aux, valid, msg, sizeof msg)) ok = report(k, msg);
+  for (int b = 0; b < GRID && ok && !warp && !is_block2_fam(k->fam); ++b) {
     const unsigned char *tile = in + (size_t)b * per_tile * es;
     if (k->fam == FAM_LOAD || k->fam == FAM_STORE) {
       int striped = k->algo == 1;

@@ -8,7 +8,8 @@
 /* FAM_WSORT's "algorithms" are its comparators: less, greater, and custom:sortcmp_<type> (keys by key / 2,
  * descending: many ties, so the values, each item's place, show the stability; mat2: by field a) */
 enum { FAM_LOAD, FAM_STORE, FAM_REDUCE, FAM_SCAN, FAM_WREDUCE, FAM_WSCAN, FAM_WLOAD, FAM_WSTORE, FAM_WEXCH, FAM_WSORT,
-       N_FAMS };
+       FAM_BEXCH, FAM_BSORT, N_FAMS };
+/* FAM_BSORT's "algorithms" are FAM_WSORT's comparators */
 /* OP_LAST: a custom operator (custom:last_<type>, out = b), associative and not commutative, defined by
  * the test code: results show the operand order. OP_MATMUL: the user type mat2 (a 2x2 matrix of uint32,
  * 16 bytes aligned to 16, declared to the generator) with its only operator, the matrix product modulo
@@ -25,7 +26,7 @@ extern const tinfo TY[];
 #define T_MAT2 12 /* TY[T_MAT2]: the user type */
 extern const char *const OPS[N_OPS];
 extern const char *const FAMS[N_FAMS];
-extern const char *const VARS[N_FAMS][4];
+extern const char *const VARS[N_FAMS][8];
 /* the pow2 logical warps of the warp data families */
 extern const int PWARPS[6];
 extern const int N_VARS[N_FAMS];
@@ -35,9 +36,12 @@ extern const int N_ALGOS[N_FAMS];
 /* logical warps: every size CUB takes; the power-of-two ones use shuffles, the others shared memory */
 extern const int WARPS[];
 #define N_WARPS 11
-static inline int is_warp_fam(int fam) { return fam >= FAM_WREDUCE; }
+static inline int is_warp_fam(int fam) { return fam >= FAM_WREDUCE && fam <= FAM_WSORT; }
 /* warp load, store and exchange: items per lane (kase.wi) and an algorithm; power-of-two warps */
-static inline int is_warp_data_fam(int fam) { return fam >= FAM_WLOAD; }
+static inline int is_warp_data_fam(int fam) { return fam >= FAM_WLOAD && fam <= FAM_WSORT; }
+static inline int is_sort_fam(int fam) { return fam == FAM_WSORT || fam == FAM_BSORT; }
+/* the second wave's block families (suite_block2.c) */
+static inline int is_block2_fam(int fam) { return fam >= FAM_BEXCH; }
 static inline int uses_op(int fam) { return fam == FAM_REDUCE || fam == FAM_SCAN || fam == FAM_WREDUCE || fam == FAM_WSCAN; }
 extern const int SHAPES[][3];
 #define N_SHAPES 10
@@ -87,9 +91,20 @@ void gen_value(const kase *k, void *p, size_t idx, size_t special1, size_t speci
 void warp_shape(const kase *k, int which, int dims[3], int *n_warps);
 /* a guarded sort's out-of-bounds default: last in the case's order */
 void warp_sort_oob(const kase *k, unsigned char *p);
+/* A merge sort's check of one group (a logical warp's or a block's tile of T items at `tile`, blocked): the
+ * first n_valid places of out (keys) and out2 (u32 values: each item's place, for pairs) hold the stable
+ * order of the first n_valid items (oob: the default of the others). */
+int sort_group_check(const kase *k, const unsigned char *tile, int T, int n_valid, const unsigned char *oob,
+                     const unsigned char *out, const unsigned char *out2, const char *where, char *msg, size_t msize);
 void warp_kernel_source(FILE *f, const kase *k, int idx);
 int warp_check(const kase *k, const int dims[3], const unsigned char *in, const unsigned char *out,
                const unsigned char *out2, const unsigned char *aux, const unsigned char *poison, const int *valid,
                int flag, char *msg, size_t msize);
+
+
+/* ---- the second wave's block cases (suite_block2.c): kase.n is items per thread ---- */
+void block2_kernel_source(FILE *f, const kase *k, int idx);
+int block2_check(const kase *k, const unsigned char *in, const unsigned char *out, const unsigned char *out2,
+                 const unsigned char *aux, const int *valid, char *msg, size_t msize);
 
 #endif

@@ -15,14 +15,19 @@ const tinfo TY[] = {
 };
 const char *const OPS[N_OPS] = {"sum", "min", "max", "prod", "and", "or", "xor", "custom", "matmul"};
 const char *const FAMS[N_FAMS] = {"block_load", "block_store", "block_reduce", "block_scan", "warp_reduce",
-                                   "warp_scan", "warp_load", "warp_store", "warp_exchange", "warp_merge_sort"};
-const char *const VARS[N_FAMS][4] = {{"plain", "guarded"}, {"plain", "guarded"}, {"full", "partial"},
+                                   "warp_scan", "warp_load", "warp_store", "warp_exchange", "warp_merge_sort",
+                                   "block_exchange", "block_merge_sort"};
+const char *const VARS[N_FAMS][8] = {{"plain", "guarded"}, {"plain", "guarded"}, {"full", "partial"},
                                       {"exclusive", "inclusive", "exclusive_prefix", "inclusive_prefix"},
                                       {"full", "partial"},  {"exclusive", "inclusive"},
                                       {"plain", "guarded"}, {"plain", "guarded"},
                                       {"blocked_to_striped", "striped_to_blocked", "scatter_to_striped"},
+                                      {"keys", "keys_guarded", "pairs", "pairs_guarded"},
+                                      {"striped_to_blocked", "blocked_to_striped", "warp_striped_to_blocked",
+                                       "blocked_to_warp_striped", "scatter_to_blocked", "scatter_to_striped",
+                                       "scatter_to_striped_guarded", "scatter_to_striped_flagged"},
                                       {"keys", "keys_guarded", "pairs", "pairs_guarded"}};
-const int N_VARS[N_FAMS] = {2, 2, 2, 4, 2, 2, 2, 2, 3, 4};
+const int N_VARS[N_FAMS] = {2, 2, 2, 4, 2, 2, 2, 2, 3, 4, 8, 4};
 const int PWARPS[6] = {1, 2, 4, 8, 16, 32};
 const char *const ALGOS[N_FAMS][6] = {
   {"direct", "striped", "vectorize", "transpose", "warp_transpose", "warp_transpose_ts"},
@@ -34,8 +39,10 @@ const char *const ALGOS[N_FAMS][6] = {
   {"direct", "striped", "vectorize", "transpose"},
   {"direct", "striped", "vectorize", "transpose"},
   {"smem", "shuffle"},
+  {"less", "greater", "custom"},
+  {"smem", "smem_ts"},
   {"less", "greater", "custom"}};
-const int N_ALGOS[N_FAMS] = {6, 6, 3, 3, 1, 1, 4, 4, 2, 3};
+const int N_ALGOS[N_FAMS] = {6, 6, 3, 3, 1, 1, 4, 4, 2, 3, 2, 3};
 const int WARPS[] = {1, 2, 3, 4, 5, 7, 8, 12, 16, 31, 32};
 const int SHAPES[][3] = {{1, 1, 1},   {7, 1, 1},    {32, 1, 1},  {65, 1, 1}, {128, 1, 1},
                                 {256, 1, 1}, {1024, 1, 1}, {16, 16, 1}, {8, 4, 2},  {5, 3, 2}};
@@ -210,7 +217,7 @@ void gen_value(const kase *k, void *p, size_t idx, size_t special1, size_t speci
   const tinfo *t = &TY[k->type];
   int op = uses_op(k->fam) ? k->op : -1;
   int bits = 8 * t->size;
-  if (k->fam == FAM_WSORT) { /* sort keys: 0..7, many duplicates (mat2: its field a) */
+  if (is_sort_fam(k->fam)) { /* sort keys: 0..7, many duplicates (mat2: its field a) */
     if (t->kind == K_MAT) {
       uint32_t m[4] = {(uint32_t)(rnd() % 8), (uint32_t)rnd(), (uint32_t)rnd(), (uint32_t)rnd()};
       memcpy(p, m, sizeof m);

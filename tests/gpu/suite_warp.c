@@ -8,6 +8,7 @@
 #include "suite.h"
 
 #include <stdint.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -116,44 +117,65 @@ void warp_sort_oob(const kase *k, unsigned char *p)
   }
 }
 
+static _Thread_local const kase *sort_case;
+static _Thread_local const unsigned char **sort_keys;
+static int stable_cmp(const void *pa, const void *pb)
+{
+  const int a = *(const int *)pa, b = *(const int *)pb;
+  if (sorts_before(sort_case, sort_keys[a], sort_keys[b])) return -1;
+  if (sorts_before(sort_case, sort_keys[b], sort_keys[a])) return 1;
+  return (a > b) - (a < b); /* stable: equal keys keep their places' order */
+}
+
+int sort_group_check(const kase *k, const unsigned char *tile, int T, int n_valid, const unsigned char *oob,
+                     const unsigned char *out, const unsigned char *out2, const char *where, char *msg, size_t msize)
+{
+  const size_t es = (size_t)TY[k->type].size;
+  const int pairs = k->var >= 2;
+  static _Thread_local const unsigned char *keys[1024 * 32];
+  static _Thread_local int order[1024 * 32];
+  if (T > 1024 * 32) {
+    snprintf(msg, msize, "%s: a tile of %d items is more than the check holds", where, T);
+    return 0;
+  }
+  for (int p = 0; p < T; ++p) {
+    keys[p] = p < n_valid ? tile + (size_t)p * es : oob;
+    order[p] = p;
+  }
+  sort_case = k;
+  sort_keys = keys;
+  qsort(order, (size_t)T, sizeof order[0], stable_cmp);
+  for (int p = 0; p < n_valid; ++p) { /* CUB leaves the places after the valid items unspecified */
+    if (memcmp(out + (size_t)p * es, keys[order[p]], es) != 0) {
+      snprintf(msg, msize, "%s item %d (valid %d): key bytes differ", where, p, n_valid);
+      return 0;
+    }
+    uint32_t v;
+    memcpy(&v, out2 + (size_t)p * 4, 4);
+    if (pairs && v != (uint32_t)order[p]) {
+      snprintf(msg, msize, "%s item %d: value %u, the stable order's %d", where, p, v, order[p]);
+      return 0;
+    }
+  }
+  return 1;
+}
+
 static int warp_sort_check(const kase *k, int bt, int nw, const unsigned char *in, const unsigned char *out,
                            const unsigned char *out2, const unsigned char *aux, const int *valid, char *msg,
                            size_t msize)
 {
   const size_t es = (size_t)TY[k->type].size;
   const int L = k->n, N = k->wi, T = L * N, per_hw = 32 / L;
-  const int guarded = k->var % 2, pairs = k->var >= 2;
-  const unsigned char *keys[32 * 16];
-  int order[32 * 16];
+  const int guarded = k->var % 2;
   for (int b = 0; b < GRID; ++b)
     for (int w = 0; w < nw; ++w) {
       const size_t g = (size_t)b * nw + (size_t)w;
       const int first = (w / per_hw) * 32 + (w % per_hw) * L, n_valid = guarded ? valid[g] : T;
-      const unsigned char *tile = in + ((size_t)b * bt + first) * N * es; /* blocked: lane l item i at l*N+i */
-      for (int p = 0; p < T; ++p) {
-        keys[p] = p < n_valid ? tile + (size_t)p * es : aux + g * es;
-        order[p] = p;
-      }
-      for (int p = 1; p < T; ++p) /* a stable insertion sort */
-        for (int q = p; q > 0 && sorts_before(k, keys[order[q]], keys[order[q - 1]]); --q) {
-          int x = order[q];
-          order[q] = order[q - 1];
-          order[q - 1] = x;
-        }
-      for (int p = 0; p < T; ++p) {
-        const size_t at = ((size_t)b * bt + first) * N + (size_t)p;
-        if (p >= n_valid) break; /* CUB leaves the places after the valid items unspecified */
-        if (memcmp(out + at * es, keys[order[p]], es) != 0) {
-          snprintf(msg, msize, "block %d logical warp %d item %d (valid %d): key bytes differ", b, w, p, n_valid);
-          return 0;
-        }
-        uint32_t v;
-        memcpy(&v, out2 + at * 4, 4);
-        if (pairs && p < n_valid && v != (uint32_t)order[p]) {
-          snprintf(msg, msize, "block %d logical warp %d item %d: value %u, the stable order's %d", b, w, p, v, order[p]);
-          return 0;
-        }
-      }
+      const size_t at = ((size_t)b * bt + first) * N; /* blocked: lane l item i at l*N+i */
+      char where[64];
+      snprintf(where, sizeof where, "block %d logical warp %d", b, w);
+      if (!sort_group_check(k, in + at * es, T, n_valid, aux + g * es, out + at * es, out2 + at * 4, where, msg, msize))
+        return 0;
     }
   return 1;
 }

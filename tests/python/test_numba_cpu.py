@@ -659,3 +659,76 @@ def test_warp_auto_temps_do_not_overlap(device_functions_without_gpu):
     ptx = compile_and_link(k, (F, F))["ptx"]
     names = {f"_coop_warp_temp_{a16.temp_storage_bytes}", f"_coop_warp_temp_{b16.temp_storage_bytes}"}
     assert all(f".shared .align 16 .b8 {n}[" in ptx for n in names), [l for l in ptx.splitlines() if ".shared" in l]
+
+
+def test_block_exchange_merge_sort(device_functions_without_gpu):
+    """cuda.coop's make_exchange (every BlockExchangeType, time slicing, in place with one array) and
+    make_merge_sort_keys, cooplink's make_merge_sort_pairs and the exchange and merge_sort calls, on a 3-D
+    block: compiled, linked, inlined."""
+    B = (8, 4, 2)
+    s2b = coop.block.make_exchange(coop.block.BlockExchangeType.StripedToBlocked, np.float32, B, 4)
+    ts = coop.block.make_exchange(coop.block.BlockExchangeType.ScatterToBlocked, np.float32, B, 4,
+                                  warp_time_slicing=True)
+    fl = coop.block.make_exchange("scatter_to_striped_flagged", np.float32, B, 4)
+    sk = coop.block.make_merge_sort_keys(np.float32, B, 4, "<")
+    sp = coop.block.make_merge_sort_pairs(KV, np.uint32, B, 2, by_key)
+    assert s2b.name == "block_exchange_striped_to_blocked_f32_t8x4x2_i4_smem"
+    assert ts.name == "block_exchange_scatter_to_blocked_f32_t8x4x2_i4_smem_ts"
+    assert sk.name == "block_merge_sort_keys_less_f32_t8x4x2_i4" and sk.temp_storage_bytes > 0
+    assert sp.name.startswith("block_merge_sort_pairs_custom_py_by_key_") and sp.name.endswith("_u32_t8x4x2_i2")
+    R = numba.from_dtype(KV)
+
+    def k(d_in, d_kv, d_out):
+        t = cuda.threadIdx.x + 8 * (cuda.threadIdx.y + 4 * cuda.threadIdx.z)
+        a = coop.local.array(4, numba.float32)
+        b = coop.local.array(4, numba.float32)
+        r = coop.local.array(4, numba.int32)
+        f = coop.local.array(4, numba.int32)
+        for i in range(4):
+            a[i] = d_in[t + 64 * i]
+            r[i] = 255 - (t * 4 + i)
+            f[i] = i != 2
+        s2b(a)  # in place
+        cuda.syncthreads()
+        ts(a, b, r)
+        cuda.syncthreads()
+        fl(b, a, r, f)
+        cuda.syncthreads()
+        coop.block.exchange(a, b, exchange_type="blocked_to_warp_striped", threads=(8, 4, 2))
+        cuda.syncthreads()
+        coop.block.exchange(b, a, r, exchange_type="scatter_to_striped_guarded", threads=(8, 4, 2))
+        cuda.syncthreads()
+        sk(a)
+        cuda.syncthreads()
+        sk(a, 200, numba.float32(1e30))
+        cuda.syncthreads()
+        coop.block.merge_sort(a, compare_op=">", threads=(8, 4, 2))
+        x = coop.local.array(2, R)
+        v = coop.local.array(2, numba.uint32)
+        for i in range(2):
+            x[i] = d_kv[t * 2 + i]
+            v[i] = t * 2 + i
+        cuda.syncthreads()
+        sp(x, v)
+        for i in range(2):
+            d_kv[t * 2 + i] = x[i]
+            d_out[t * 4 + i] = a[i] + v[i]
+    assert_inlined(compile_and_link(k, (F, R[::1], F)))
+
+
+def test_block_exchange_merge_sort_errors():
+    with pytest.raises(ValueError) as e:
+        coop.block.make_merge_sort_keys(np.float32, 96, 2, "<")
+    assert str(e.value) == ("threads_per_block=(96, 1, 1): CUB's block merge sort needs a power-of-two thread count, "
+                            "got 96")
+    with pytest.raises(ValueError) as e:
+        coop.block.make_exchange("rotate", np.float32, 64, 2)
+    assert str(e.value).startswith("block_exchange_type='rotate': use BlockExchangeType or one of striped_to_blocked")
+    # refused by the generator, which says why
+    with pytest.raises(Exception) as e:
+        coop.block.make_exchange(coop.block.BlockExchangeType.ScatterToStripedGuarded, np.float32, 64, 2,
+                                 warp_time_slicing=True).temp_storage_bytes
+    assert "CUB's guarded and flagged scatters ignore time slicing" in str(e.value), str(e.value)
+    with pytest.raises(Exception) as e:
+        coop.block.make_exchange("warp_striped_to_blocked", np.float32, 65, 2).temp_storage_bytes
+    assert "partial last warp" in str(e.value), str(e.value)

@@ -9,7 +9,9 @@ Python call takes the parameters in manifest order, by position or by name, exce
 - an `items` parameter of one item takes a scalar (in) or is returned when not given (out), as cuda.coop's
   items_per_thread == 1 forms do;
 - an `in` of one element that is optional (a default from the family: the oob default, the initial value)
-  may be left out.
+  may be left out;
+- an `out` of several items left out, right after an `in` of items of the same type, is written in place
+  into that array (cuda.coop's exchange(temp_storage, items)).
 Nothing here knows a family: the rules follow from the parameter list.
 """
 
@@ -230,6 +232,14 @@ def _bind(entry, dtype, args, kws, optional_in, first_is_temp):
                 c_args.append(Arg(p, "alloc" if entry["temp_bytes"] else "null"))
             continue
         src = bound.get(name)
+        prev = params[params.index(p) - 1] if params.index(p) else None
+        if src is None and p["kind"] == "out" and p.get("shape") == "items" and p["count"] > 1 and prev is not None \
+                and prev["kind"] == "in" and prev.get("shape") == "items" and prev.get("type") == p.get("type") \
+                and bound.get(prev["name"], ("",))[0] == "arg":
+            t = types_by_name[prev["name"]]  # in place: the items in are written
+            element_check(symbol, prev["name"], p, t, dtype)
+            c_args.append(Arg(p, "arg", bound[prev["name"]][1]))
+            continue
         if src is None:
             if p["kind"] == "out" and p.get("shape") == "one" and p.get("nullable"):
                 c_args.append(Arg(p, "null"))

@@ -1,15 +1,19 @@
 """coop.block: CUB's block primitives for Numba kernels.
 
 Factories with cuda.coop 1.0.2's names and parameters (make_load, make_store, make_reduce, make_sum,
-make_exclusive_sum, make_inclusive_sum, make_exclusive_scan, make_inclusive_scan, make_scan), and calls
-with no factory inside a kernel (load, store, reduce, sum, exclusive_scan, inclusive_scan, exclusive_sum,
-inclusive_sum, scan) that take the dtype and items per thread from their arguments and the block shape
-from the launch (or threads=).
+make_exclusive_sum, make_inclusive_sum, make_exclusive_scan, make_inclusive_scan, make_scan, make_exchange,
+make_merge_sort_keys), cooplink's make_merge_sort_pairs, and calls with no factory inside a kernel (load,
+store, reduce, sum, exclusive_scan, inclusive_scan, exclusive_sum, inclusive_sum, scan, exchange,
+merge_sort) that take the dtype and items per thread from their arguments and the block shape from the
+launch (or threads=).
 
 Beyond cuda.coop: guarded load/store (`valid`, `oob_default`), partial reduce (`num_valid` with one item),
 the scan aggregate (`aggregate=<one-element array>`), the running prefix across tiles
 (`running=<one-element array>`), float16 and bfloat16, and no `link=`.
 """
+
+import enum
+import re
 
 from numba.cuda import types
 
@@ -17,8 +21,25 @@ from . import _extension
 from ._primitive import (ALGORITHM_ALIASES, Primitive, Variant, block_shape, check_items, numba_dtype, op_name)
 
 __all__ = ["make_load", "make_store", "make_reduce", "make_sum", "make_exclusive_sum", "make_inclusive_sum",
-           "make_exclusive_scan", "make_inclusive_scan", "make_scan", "load", "store", "reduce", "sum",
-           "exclusive_scan", "inclusive_scan", "exclusive_sum", "inclusive_sum", "scan"]
+           "make_exclusive_scan", "make_inclusive_scan", "make_scan", "make_exchange", "BlockExchangeType",
+           "make_merge_sort_keys", "make_merge_sort_pairs", "load", "store", "reduce", "sum", "exclusive_scan",
+           "inclusive_scan", "exclusive_sum", "inclusive_sum", "scan", "exchange", "merge_sort"]
+
+
+class BlockExchangeType(enum.IntEnum):
+    """The rearrangements of a block exchange (CUB's BlockExchange methods; StripedToBlocked has
+    cuda.coop 1.0.2's value)."""
+    StripedToBlocked = 1
+    BlockedToStriped = 2
+    WarpStripedToBlocked = 3
+    BlockedToWarpStriped = 4
+    ScatterToBlocked = 5
+    ScatterToStriped = 6
+    ScatterToStripedGuarded = 7
+    ScatterToStripedFlagged = 8
+
+
+_EXCHANGES = {t: re.sub(r"(?<!^)(?=[A-Z])", "_", t.name).lower() for t in BlockExchangeType}  # the ABI's names
 
 _ALGORITHMS = {
     "block_load": ("direct", "striped", "vectorize", "transpose", "warp_transpose", "warp_transpose_ts"),
@@ -73,6 +94,27 @@ def _scan(dtype, block, items, algorithm, op, mode, initial=None):
     return Primitive("block_scan", dtype, block, items, _algorithm("block_scan", algorithm, block), op,
                      [Variant(mode, f"{mode}_scan_{op}", optional_in=("initial",)),
                       Variant(f"{mode}_prefix", f"{mode}_scan_{op}_prefix")], initial=initial)
+
+
+def _exchange(dtype, block, items, kind, time_sliced):
+    """CUB refuses nothing here that the generator does not refuse first, saying why (a time-sliced guarded
+    or flagged scatter, a warp-striped exchange on a partial last warp): its message reaches the call."""
+    if isinstance(kind, int) and not isinstance(kind, bool) and kind in set(BlockExchangeType):
+        kind = _EXCHANGES[BlockExchangeType(kind)]
+    if kind not in _EXCHANGES.values():
+        raise ValueError(f"block_exchange_type={kind!r}: use BlockExchangeType or one of "
+                         f"{', '.join(_EXCHANGES.values())}")
+    return Primitive("block_exchange", dtype, block, check_items(items), "smem_ts" if time_sliced else "smem", None,
+                     [Variant(kind, f"exchange_{kind}")])
+
+
+def _merge_sort(keys, values, block, items, compare_op):
+    n = block[0] * block[1] * block[2]
+    if n & (n - 1):
+        raise ValueError(f"threads_per_block={block}: CUB's block merge sort needs a power-of-two thread count, "
+                         f"got {n}")
+    from .warp import merge_sort_primitive
+    return merge_sort_primitive("block_merge_sort", keys, values, block, items, compare_op)
 
 
 # ---------------------------------------------------------------- factories (cuda.coop 1.0.2)
@@ -146,9 +188,38 @@ def make_inclusive_scan(dtype, threads_per_block, scan_op, items_per_thread, ini
                      algorithm, methods)
 
 
+def make_exchange(block_exchange_type, dtype, threads_per_block, items_per_thread, warp_time_slicing=False,
+                  methods=None):
+    """BlockExchange (cuda.coop 1.0.2's signature; every CUB mode). In a kernel: exchange(items_in[, items_out]
+    [, ranks[, is_valid]]) (no items_out: in place; ranks for the scatters: each item's place in the block's
+    tile, int32; is_valid for ScatterToStripedFlagged, int32)."""
+    _unsupported("methods", methods, "cooplink takes a user type as a record dtype (a numpy structured dtype); "
+                                     "methods= is not used")
+    nb, block, items = _setup(dtype, threads_per_block, items_per_thread)
+    return _exchange(nb, block, items, block_exchange_type, bool(warp_time_slicing))
+
+
+def make_merge_sort_keys(dtype, threads_per_block, items_per_thread, compare_op, methods=None):
+    """BlockMergeSort of keys (cuda.coop 1.0.2's signature). In a kernel: sort(keys[, num_valid,
+    oob_default]) sorts the block's blocked tile in place, stably (with num_valid: its first num_valid items
+    into its first places; as in CUB, the places after them are unspecified); compare_op: 'less', 'greater'
+    or a Python function cmp(a, b), true when a goes before b."""
+    _unsupported("methods", methods, "cooplink takes a user type as a record dtype (a numpy structured dtype); "
+                                     "methods= is not used")
+    nb, block, items = _setup(dtype, threads_per_block, items_per_thread)
+    return _merge_sort(nb, None, block, items, compare_op)
+
+
+def make_merge_sort_pairs(keys_dtype, values_dtype, threads_per_block, items_per_thread, compare_op):
+    """BlockMergeSort of key-value pairs. In a kernel: sort(keys, values[, num_valid, oob_default])."""
+    nb, block, items = _setup(keys_dtype, threads_per_block, items_per_thread)
+    return _merge_sort(nb, numba_dtype(values_dtype, "values_dtype"), block, items, compare_op)
+
+
 # ---------------------------------------------------------------- calls with no factory
 
-_CONFIG = ("threads", "algorithm", "items_per_thread", "op", "binary_op", "scan_op", "mode")
+_CONFIG = ("threads", "algorithm", "items_per_thread", "op", "binary_op", "scan_op", "mode", "exchange_type",
+           "warp_time_slicing", "compare_op")
 
 
 def _literal(t, what, kinds):
@@ -255,6 +326,23 @@ def _scan_call(mode, default_op):
     return make
 
 
+def _exchange_call(args, kws):
+    name = "coop.block.exchange"
+    _need(args, 1, name, "the items")
+    nb = _dtype_of(args[0], name, "items_in")
+    kind = _literal(kws.get("exchange_type"), f"{name}: exchange_type", (str, int)) or "striped_to_blocked"
+    t = kws.get("warp_time_slicing")
+    ts = t.literal_value if isinstance(t, types.BooleanLiteral) else _literal(t, f"{name}: warp_time_slicing", (int,))
+    return _exchange(nb, _call_shape(kws, name), _call_items(args[0], kws, name, "items_in"), kind, bool(ts))
+
+
+def _sort_call(args, kws):
+    from .warp import sort_call_args
+    name = "coop.block.merge_sort"
+    keys, values, items, cmp = sort_call_args(args, kws, name)
+    return _merge_sort(keys, values, _call_shape(kws, name), items, cmp)
+
+
 def _stub(name, doc):
     return _extension.call_stub(__name__, f"coop.block.{name}", name, doc)
 
@@ -269,10 +357,13 @@ inclusive_scan = _stub("inclusive_scan", "inclusive_scan(items_in, items_out, op
 exclusive_sum = _stub("exclusive_sum", "exclusive_sum(items_in, items_out, aggregate=, running=)")
 inclusive_sum = _stub("inclusive_sum", "inclusive_sum(items_in, items_out, aggregate=, running=)")
 scan = _stub("scan", "scan(items_in, items_out, mode='exclusive', op='sum', ...)")
+exchange = _stub("exchange", "exchange(items_in[, items_out][, ranks[, is_valid]], exchange_type='striped_to_blocked', "
+                             "warp_time_slicing=False, threads=)")
+merge_sort = _stub("merge_sort", "merge_sort(keys[, values][, num_valid, oob_default], compare_op='less', threads=)")
 
 for _fn, _maker in ((load, _load_store_call("block_load")), (store, _load_store_call("block_store")),
                     (reduce, _reduce_call(None)), (sum, _reduce_call("sum")),
                     (exclusive_scan, _scan_call("exclusive", None)), (inclusive_scan, _scan_call("inclusive", None)),
                     (exclusive_sum, _scan_call("exclusive", "sum")), (inclusive_sum, _scan_call("inclusive", "sum")),
-                    (scan, _scan_call(None, None))):
+                    (scan, _scan_call(None, None)), (exchange, _exchange_call), (merge_sort, _sort_call)):
     _extension.register_single_phase(_fn, _maker, _CONFIG)

@@ -108,13 +108,19 @@ def comparator_name(compare_op, dtype, what="compare_op"):
     raise ValueError(f"{what}={compare_op!r} is not a comparator")
 
 
-def _merge_sort(keys, values, items, lanes, compare_op):
+def merge_sort_primitive(family, keys, values, block, items, compare_op, **scope):
+    """A merge sort (warp or block: `scope` is the warp's lanes=, warp_items=) of keys, or of key-value
+    pairs when `values` is a dtype, plain and guarded, with a comparator."""
     cmp = comparator_name(compare_op, keys)
     kind = "pairs" if values is not None else "keys"
-    return Primitive("warp_merge_sort", keys, None, check_items(items), None, cmp,
+    return Primitive(family, keys, block, check_items(items), None, cmp,
                      [Variant(kind, f"merge_sort_{kind}_{cmp}"),
-                      Variant(f"{kind}_guarded", f"merge_sort_{kind}_guarded_{cmp}")],
-                     lanes=_pow2_lanes("warp_merge_sort", lanes), warp_items=True, values=values)
+                      Variant(f"{kind}_guarded", f"merge_sort_{kind}_guarded_{cmp}")], values=values, **scope)
+
+
+def _merge_sort(keys, values, items, lanes, compare_op):
+    return merge_sort_primitive("warp_merge_sort", keys, values, None, items, compare_op,
+                                lanes=_pow2_lanes("warp_merge_sort", lanes), warp_items=True)
 
 
 def _reduce(dtype, lanes, op):
@@ -290,16 +296,21 @@ store = _stub("store", "store(dst, items[, num_valid], threads_in_warp=32, algor
 exchange = _stub("exchange", "exchange(items_in, items_out[, ranks], exchange_type='blocked_to_striped', "
                              "threads_in_warp=32, algorithm='smem')")
 
-def _sort_call(args, kws):
-    from .block import _call_items, _dtype_of, _need
-    name = "coop.warp.merge_sort"
+def sort_call_args(args, kws, name):
+    """(keys dtype, values dtype or None, items per thread, comparator) of a merge_sort call with no factory."""
+    from .block import _call_items, _dtype_of, _literal, _need
     _need(args, 1, name, "the keys")
     keys = _dtype_of(args[0], name, "keys")
     items = _call_items(args[0], kws, name, "keys")
     # a second array is the values (a sort of pairs); a number there is num_valid
     values = _dtype_of(args[1], name, "values") if len(args) > 1 and isinstance(args[1], types.Array) else None
-    from .block import _literal
     cmp = _literal(kws.get("compare_op", kws.get("op")), f"{name}: compare_op", (str, callable)) or "less"
+    return keys, values, items, cmp
+
+
+def _sort_call(args, kws):
+    name = "coop.warp.merge_sort"
+    keys, values, items, cmp = sort_call_args(args, kws, name)
     return _merge_sort(keys, values, items, _lanes(kws, name), cmp)
 
 
