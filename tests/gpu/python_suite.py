@@ -2,7 +2,7 @@
 with no factory), every type (f16 and bf16 included), block shapes 7, 65, 128, 16x16, 8x4x2, random
 partial tiles, poisoned outputs, checked against numpy; the warp primitives (python_warp_cases.py); and a
 record dtype with a Python operator through block and warp primitives (python_record_cases.py); warp
-load, store and exchange (python_warp_data_cases.py).
+load, store and exchange (python_warp_data_cases.py); block exchange and merge sort (python_block2_cases.py).
 Ends with `N passed, M failed`.
 
     python tests/gpu/python_suite.py --symbols FILE     # no GPU: the symbols the cases call (for coopgen)
@@ -21,6 +21,7 @@ from numba import cuda
 from numba.cuda import types
 
 import cooplink.numba as coop
+from python_block2_cases import block2_cases
 from python_record_cases import record_cases
 from python_warp_data_cases import warp_data_cases, warp_sort_cases
 from python_warp_cases import WarpCase
@@ -288,7 +289,7 @@ def cases():
     for i, (tname, form, _) in enumerate(itertools.product(TYPES, ("factory", "single"), range(2))):
         if not (tname == "bfloat16" and form == "single"):
             out.append(WarpCase(i * 5 + (i // 4), tname, form, nbtype, storage, to_bf16_bits, from_storage))
-    return out + record_cases() + warp_data_cases() + warp_sort_cases()
+    return out + record_cases() + warp_data_cases() + warp_sort_cases() + block2_cases()
 
 
 def poison_of(dtype, size):

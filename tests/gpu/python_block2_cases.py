@@ -1,0 +1,300 @@
+"""Block exchange and block merge sort cases of the cooplink.numba GPU suite (python_suite.py): 1-, 2- and
+3-D blocks, both call forms. An exchange case runs every BlockExchangeType (time-sliced where CUB has it;
+striped to blocked in place, with one array), the scatters by a permutation of the tile (the guarded one
+skipping a third of the items by negative ranks, the flagged one another third); a sort case sorts int32 keys
+('<') and record keys with u32 values (their places) under a Python comparator with many ties, plain and
+guarded. Checked exactly against numpy; outputs poisoned first; places no scatter writes are CUB's
+unspecified and not checked."""
+
+import numpy as np
+import numba
+from numba import cuda
+from numba.cuda import types
+
+import cooplink.numba as coop
+from python_warp_data_cases import KV, by_half_key, by_half_key_device
+
+BLOCKS = 2
+EXCHANGES = ["striped_to_blocked", "blocked_to_striped", "warp_striped_to_blocked", "blocked_to_warp_striped",
+             "scatter_to_blocked", "scatter_to_striped", "scatter_to_striped_guarded", "scatter_to_striped_flagged"]
+# where an item comes from and where an output slot reads: blocked 0, striped 1, warp-striped 2, a rank -1
+FROM = [1, 0, 2, 0, -1, -1, -1, -1]
+TO = [0, 1, 0, 2, 0, 1, 1, 1]
+
+
+def rank_prime(tile):
+    return next(p for p in (3, 5, 7, 11, 13, 17, 19, 23, 29) if tile % p)
+
+
+def places(how, bt, n):
+    """The tile place of each thread's items, [thread, item]: blocked, striped or warp-striped."""
+    th, i = np.meshgrid(np.arange(bt), np.arange(n), indexing="ij")
+    if how == 0:
+        return th * n + i
+    if how == 1:
+        return i * bt + th
+    wt = min(bt, 32)
+    return (th // 32) * 32 * n + i * wt + th % 32
+
+
+class BlockExchangeCase:
+    def __init__(self, tname, form, shape, items, time_sliced):
+        self.tname, self.form, self.shape, self.items, self.ts = tname, form, shape, items, time_sliced
+        self.bt = shape[0] * shape[1] * shape[2]
+        self.name = f"bexch   {form:7} {tname:8} block={shape} items={items:2}{' time-sliced' if time_sliced else ''}"
+
+    def primitives(self):
+        T, B, N = numba.from_dtype(np.dtype(self.tname)), self.shape, self.items
+        # CUB does not time-slice the guarded and flagged scatters: those are made without
+        return [coop.block.make_exchange(coop.block.BlockExchangeType(e + 1), T, B, N,
+                                         warp_time_slicing=self.ts and e < 6) for e in range(8)]
+
+    def kernel(self):
+        T, N, bt = numba.from_dtype(np.dtype(self.tname)), self.items, self.bt
+        bx, by = self.shape[0], self.shape[1]
+        tile, P, ts = bt * N, rank_prime(bt * N), self.ts
+        p = self.primitives()
+        e0, e1, e2, e3, e4, e5, e6, e7 = p
+
+        def k(d_in, d_out, pz):
+            tid = cuda.threadIdx.x + cuda.threadIdx.y * bx + cuda.threadIdx.z * bx * by
+            b = cuda.blockIdx.x
+            a = coop.local.array(N, T)
+            o = coop.local.array(N, T)
+            r = coop.local.array(N, numba.int32)
+            rg = coop.local.array(N, numba.int32)
+            f = coop.local.array(N, numba.int32)
+            for i in range(N):
+                j = tid * N + i
+                r[i] = (j * P + b) % tile
+                rg[i] = -1 - j if (j + b) % 3 == 0 else r[i]
+                f[i] = 1 if (j + b) % 3 != 1 else 0
+            base = (b * bt + tid) * N
+            for e in range(8):
+                for i in range(N):
+                    a[i] = d_in[base + i]
+                    o[i] = pz[0]
+                cuda.syncthreads()
+                if e == 0:
+                    e0(a)  # in place
+                    for i in range(N):
+                        o[i] = a[i]
+                elif e == 1:
+                    e1(a, o)
+                elif e == 2:
+                    e2(a, o)
+                elif e == 3:
+                    e3(a, o)
+                elif e == 4:
+                    e4(a, o, r)
+                elif e == 5:
+                    e5(a, o, r)
+                elif e == 6:
+                    e6(a, o, rg)
+                else:
+                    e7(a, o, r, f)
+                for i in range(N):
+                    d_out[(e * BLOCKS * bt + b * bt + tid) * N + i] = o[i]
+
+        def k_single(d_in, d_out, pz):
+            tid = cuda.threadIdx.x + cuda.threadIdx.y * bx + cuda.threadIdx.z * bx * by
+            b = cuda.blockIdx.x
+            a = coop.local.array(N, T)
+            o = coop.local.array(N, T)
+            r = coop.local.array(N, numba.int32)
+            rg = coop.local.array(N, numba.int32)
+            f = coop.local.array(N, numba.int32)
+            for i in range(N):
+                j = tid * N + i
+                r[i] = (j * P + b) % tile
+                rg[i] = -1 - j if (j + b) % 3 == 0 else r[i]
+                f[i] = 1 if (j + b) % 3 != 1 else 0
+            base = (b * bt + tid) * N
+            for e in range(8):
+                for i in range(N):
+                    a[i] = d_in[base + i]
+                    o[i] = pz[0]
+                cuda.syncthreads()
+                if e == 0:
+                    coop.block.exchange(a, exchange_type="striped_to_blocked", warp_time_slicing=ts, threads=SHAPE)
+                    for i in range(N):
+                        o[i] = a[i]
+                elif e == 1:
+                    coop.block.exchange(a, o, exchange_type="blocked_to_striped", warp_time_slicing=ts, threads=SHAPE)
+                elif e == 2:
+                    coop.block.exchange(a, o, exchange_type="warp_striped_to_blocked", warp_time_slicing=ts,
+                                        threads=SHAPE)
+                elif e == 3:
+                    coop.block.exchange(a, o, exchange_type="blocked_to_warp_striped", warp_time_slicing=ts,
+                                        threads=SHAPE)
+                elif e == 4:
+                    coop.block.exchange(a, o, r, exchange_type="scatter_to_blocked", warp_time_slicing=ts,
+                                        threads=SHAPE)
+                elif e == 5:
+                    coop.block.exchange(a, o, r, exchange_type="scatter_to_striped", warp_time_slicing=ts,
+                                        threads=SHAPE)
+                elif e == 6:
+                    coop.block.exchange(a, o, rg, exchange_type="scatter_to_striped_guarded", threads=SHAPE)
+                else:
+                    coop.block.exchange(a, o, r, f, exchange_type="scatter_to_striped_flagged", threads=SHAPE)
+                for i in range(N):
+                    d_out[(e * BLOCKS * bt + b * bt + tid) * N + i] = o[i]
+        SHAPE = self.shape
+        return k if self.form == "factory" else k_single
+
+    def signature(self):
+        S = numba.from_dtype(np.dtype(self.tname))
+        return (S[::1], S[::1], S[::1])
+
+    def run(self, rng, poison):
+        dt = np.dtype(self.tname)
+        n = BLOCKS * self.bt * self.items
+        d_in = (rng.integers(-100, 100, n) if dt.kind in "if" else rng.integers(0, 200, n)).astype(dt)
+        out = poison(dt, 8 * n)
+        dd = [cuda.to_device(x) for x in (d_in, out, out[:1].copy())]
+        cuda.jit(self.kernel())[BLOCKS, self.shape](*dd)
+        return self.check(d_in, dd[1].copy_to_host())
+
+    def check(self, d_in, out):
+        bt, N = self.bt, self.items
+        tile, P = bt * N, rank_prime(bt * N)
+        why = []
+        j = np.arange(tile).reshape(bt, N)  # blocked index of thread th's item i
+        for e, name in enumerate(EXCHANGES):
+            for b in range(BLOCKS):
+                src = np.full(tile, -1)
+                keep = np.ones((bt, N), bool)
+                if e == 6:
+                    keep = (j + b) % 3 != 0
+                if e == 7:
+                    keep = (j + b) % 3 != 1
+                at = places(FROM[e], bt, N) if FROM[e] >= 0 else (j * P + b) % tile
+                src[at[keep]] = j[keep]
+                want_place = places(TO[e], bt, N)
+                got = out[(e * BLOCKS + b) * tile:(e * BLOCKS + b + 1) * tile].reshape(bt, N)
+                block_in = d_in[b * tile:(b + 1) * tile]
+                m = src[want_place] >= 0  # places no scatter wrote are unspecified (CUB's)
+                want = block_in[src[want_place][m]]
+                if not np.array_equal(got[m], want):
+                    bad = np.argwhere(got != np.where(m, block_in[np.maximum(src[want_place], 0)], got))[0]
+                    why.append(f"{name} block {b}: thread {bad[0]} item {bad[1]}: got {got[tuple(bad)]}, want "
+                               f"{block_in[src[want_place][tuple(bad)]]}")
+        return not why, why[:6]
+
+
+class BlockSortCase:
+    """Keys (int32, '<'), and record keys with u32 values (their places) under a Python comparator with many
+    ties, plain and guarded: each block's blocked tile sorted stably."""
+
+    def __init__(self, form, shape, items):
+        self.form, self.shape, self.items = form, shape, items
+        self.bt = shape[0] * shape[1] * shape[2]
+        self.name = f"bsort   {form:7} block={shape} items={items:2}"
+
+    def primitives(self):
+        B, N = self.shape, self.items
+        return [coop.block.make_merge_sort_keys(np.int32, B, N, "<"),
+                coop.block.make_merge_sort_pairs(KV, np.uint32, B, N, by_half_key)]
+
+    def kernel(self):
+        B, N, bt = self.shape, self.items, self.bt
+        bx, by = B[0], B[1]
+        sk, sp = self.primitives()
+        R = numba.from_dtype(KV)
+        single = self.form == "single"
+
+        def k(d_keys, d_kv, d_gkeys, d_gkv, d_vals, d_gvals, valid):
+            tid = cuda.threadIdx.x + cuda.threadIdx.y * bx + cuda.threadIdx.z * bx * by
+            b = cuda.blockIdx.x
+            t = b * bt + tid
+            a = coop.local.array(N, numba.int32)
+            x = coop.local.array(N, R)
+            v = coop.local.array(N, numba.uint32)
+            a2 = coop.local.array(N, numba.int32)
+            x2 = coop.local.array(N, R)
+            v2 = coop.local.array(N, numba.uint32)
+            oob = coop.local.array(1, R)
+            oob[0].key = -1000  # last under key // 2 descending
+            oob[0].tag = -1
+            for i in range(N):
+                a[i] = d_keys[t * N + i]
+                x[i] = d_kv[t * N + i]
+                v[i] = tid * N + i
+                a2[i] = a[i]
+                x2[i] = x[i]
+                v2[i] = v[i]
+            if single:
+                coop.block.merge_sort(a, compare_op="less", threads=B)
+                cuda.syncthreads()
+                coop.block.merge_sort(x, v, compare_op=by_half_key_device, threads=B)
+            else:
+                sk(a)
+                cuda.syncthreads()
+                sp(x, v)
+            cuda.syncthreads()
+            sk(a2, valid[b], numba.int32(1 << 30))
+            cuda.syncthreads()
+            sp(x2, v2, valid[b], oob[0])
+            for i in range(N):
+                d_keys[t * N + i] = a[i]
+                d_kv[t * N + i] = x[i]
+                d_vals[t * N + i] = v[i]
+                d_gkeys[t * N + i] = a2[i]
+                d_gkv[t * N + i] = x2[i]
+                d_gvals[t * N + i] = v2[i]
+        return k
+
+    def signature(self):
+        R = numba.from_dtype(KV)
+        return (types.int32[::1], R[::1], types.int32[::1], R[::1], types.uint32[::1], types.uint32[::1],
+                types.int32[::1])
+
+    def run(self, rng, poison):
+        N, T = self.items, self.bt * self.items
+        n = BLOCKS * T
+        keys = rng.integers(0, 8, n).astype(np.int32)
+        kv = np.zeros(n, KV)
+        kv["key"] = rng.integers(0, 8, n)
+        kv["tag"] = np.arange(n)
+        valid = rng.integers(0, T + 1, BLOCKS).astype(np.int32)
+        valid[0] = T
+        k0, kv0 = keys.copy(), kv.copy()
+        dd = [cuda.to_device(a) for a in (keys, kv, poison(np.dtype(np.int32), n), np.zeros(n, KV),
+                                          np.full(n, 0xA5A5A5A5, np.uint32), np.full(n, 0xA5A5A5A5, np.uint32), valid)]
+        cuda.jit(self.kernel())[BLOCKS, self.shape](*dd)
+        out = [d.copy_to_host() for d in dd[:6]]
+        return self.check(k0, kv0, valid, *out)
+
+    def check(self, k0, kv0, valid, keys, kv, gkeys, gkv, vals, gvals):
+        T = self.bt * self.items
+        why = []
+        for g in range(BLOCKS):
+            s = slice(g * T, (g + 1) * T)
+            nv = int(valid[g])
+            if not np.array_equal(keys[s], np.sort(k0[s], kind="stable")):
+                why.append(f"block {g} keys: got {keys[s][:8]}")
+            if not np.array_equal(gkeys[s][:nv], np.sort(k0[s][:nv], kind="stable")):  # the rest: unspecified
+                why.append(f"block {g} guarded keys (valid {nv}): got {gkeys[s][:8]}")
+            half = [int(kv0["key"][g * T + p]) // 2 for p in range(T)]
+            order = sorted(range(T), key=lambda p: -half[p])  # Python's sort is stable
+            if not np.array_equal(vals[s], np.array(order, np.uint32)):
+                why.append(f"block {g} pairs: values {vals[s][:8]} want the stable order {order[:8]}")
+            if not np.array_equal(kv[s]["tag"], kv0["tag"][s][order]):
+                why.append(f"block {g} pairs: the record keys did not move with their values")
+            gorder = sorted(range(nv), key=lambda p: -half[p])
+            if not np.array_equal(gvals[s][:nv], np.array(gorder, np.uint32)):
+                why.append(f"block {g} guarded pairs (valid {nv}): values {gvals[s][:8]} want {gorder[:8]}")
+            if not np.array_equal(gkv[s]["tag"][:nv], kv0["tag"][s][gorder]):
+                why.append(f"block {g} guarded pairs (valid {nv}): the record keys did not move with their values")
+        return not why, why[:6]
+
+
+def block2_cases():
+    shapes = [(64, 1, 1), (8, 4, 2), (96, 1, 1), (7, 1, 1), (16, 8, 1)]
+    out = []
+    for i, (tname, shape) in enumerate([(t, s) for t in ("int32", "float64", "uint8", "int64", "float16")
+                                        for s in shapes]):
+        out.append(BlockExchangeCase(tname, ("factory", "single")[i % 2], shape, [1, 3, 4, 8][i % 4], i % 3 == 2))
+    for i, shape in enumerate([(64, 1, 1), (16, 8, 1), (8, 4, 2), (128, 1, 1), (2, 1, 1), (1, 1, 1)]):
+        out.append(BlockSortCase(("factory", "single")[i % 2], shape, [1, 3, 4, 2, 5, 7][i]))
+    return out
