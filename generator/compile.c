@@ -128,7 +128,7 @@ static coop_result probe(coop_gen *gen, int arch)
   coop__str src = {0}, expr = {0};
   coop__emit_source(&src, gen, 0);
   if (src.oom) return COOP_ERROR_OUT_OF_MEMORY;
-  const char *hs[16], *hn[16];
+  const char *hs[COOP__MAX_PRIMITIVES], *hn[COOP__MAX_PRIMITIVES];
   prim_headers(hs, hn);
   nvrtcProgram prog;
   nvrtcResult r = nvrtcCreateProgram(&prog, coop__str_get(&src), "coopgen_probe.cu", coop__n_primitives, hs, hn);
@@ -236,7 +236,7 @@ typedef struct pool {
 
 static void run_job(job *j)
 {
-  const char *hs[16], *hn[16];
+  const char *hs[COOP__MAX_PRIMITIVES], *hn[COOP__MAX_PRIMITIVES];
   prim_headers(hs, hn);
   nvrtcProgram prog;
   nvrtcResult r = nvrtcCreateProgram(&prog, j->src, "coopgen.cu", coop__n_primitives, hs, hn);

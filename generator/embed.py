@@ -15,6 +15,7 @@ lines.append('const coop__embedded coop__primitives[] = {')
 lines += [f'  {{"{n}", {v}}},' for n, v in names]
 lines.append('};')
 lines.append(f'const int coop__n_primitives = {len(names)};')
+lines.append(f'_Static_assert({len(names)} <= COOP__MAX_PRIMITIVES, "more primitives files than COOP__MAX_PRIMITIVES");')
 tmp = out + '.tmp'
 with open(tmp, 'w') as f:
     f.write('\n'.join(lines) + '\n')

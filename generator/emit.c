@@ -267,8 +267,9 @@ void coop__emit_header(coop__str *s, const coop_gen *gen)
     if (seen) continue;
     const char *T = coop__tctype(in);
     if (coop__families[in->fam].uses_op == 2)
-      coop__str_printf(s, "__device__ int %s(const %s *a, const %s *b); /* your comparator: a before b */\n",
-                       in->custom, T, T);
+      coop__str_printf(s, "__device__ int %s(const %s *a, const %s *b); /* yours: %s */\n", in->custom, T, T,
+                       coop__op_kind(&coop__families[in->fam]) == COOP__K_FLAG ? "a discontinuity between a and b"
+                                                                               : "a goes before b");
     else
       coop__str_printf(s, "__device__ void %s(const %s *a, const %s *b, %s *out); /* your operator */\n", in->custom,
                        T, T, T);

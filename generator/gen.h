@@ -18,6 +18,9 @@ enum {
   COOP__FAM_WARP_MERGE_SORT,
   COOP__FAM_BLOCK_EXCHANGE,
   COOP__FAM_BLOCK_MERGE_SORT,
+  COOP__FAM_BLOCK_DISCONTINUITY,
+  COOP__FAM_BLOCK_ADJACENT_DIFFERENCE,
+  COOP__FAM_BLOCK_SHUFFLE,
   COOP__FAM_COUNT
 };
 /* Who cooperates: a thread block (geometry t<X>[x<Y>x<Z>]_i<items>), or a logical warp of L lanes (w<L>). */
@@ -34,8 +37,12 @@ typedef struct coop__op {
   const char *name;
   const char *functor; /* coop::op_sum ... */
   int bitwise;
-  int comparator; /* an ordering (less, greater) for the sort families, not a reduction */
+  int kinds; /* the families that take it, by what their op is (COOP__K_*) */
 } coop__op;
+/* What a family's op is: a reduction's or scan's (T op(a, b)), a sort's ordering (int cmp(a, b), a before b),
+ * a discontinuity's flag (int flag(a, b), a discontinuity between a and b), an adjacent difference's
+ * (T op(b, a)). */
+enum { COOP__K_REDUCE = 1, COOP__K_ORDER = 2, COOP__K_FLAG = 4, COOP__K_DIFF = 8 };
 
 typedef struct coop__algo {
   const char *name; /* symbol suffix */
@@ -80,7 +87,7 @@ typedef struct coop__family {
   const char *name;     /* "block_reduce" */
   const char *header;   /* primitives file */
   const char *tmpl;     /* coop::block_reduce */
-  int uses_op; /* 1: a reduction op; 2: a comparator */
+  int uses_op; /* 0: none; 1: an operator, T op(a, b); 2: a predicate, int op(a, b) (custom ops' C signatures) */
   const coop__algo *algos;
   int n_algos;
   int default_algo;
@@ -90,10 +97,15 @@ typedef struct coop__family {
   int warp_items; /* a warp family with items per thread (load, store, exchange, sort): w<L>_i<N>[_<algo>] */
   int pow2_lanes; /* the family needs a power-of-two logical warp (a block family: thread count), whatever the
                      algorithm */
+  int op_kind; /* COOP__K_*: its op's kind (0: COOP__K_REDUCE for operators, COOP__K_ORDER for predicates) */
 } coop__family;
 static inline int coop__warp_items(const coop__family *f) { return f->scope == COOP__SCOPE_WARP && f->warp_items; }
 /* Whether the symbol and the template take items per thread: every block family, and warp_items. */
 static inline int coop__has_items(const coop__family *f) { return f->scope == COOP__SCOPE_BLOCK || f->warp_items; }
+static inline int coop__op_kind(const coop__family *f)
+{
+  return f->op_kind ? f->op_kind : f->uses_op == 2 ? COOP__K_ORDER : COOP__K_REDUCE;
+}
 static inline int coop__has_pairs(const coop__family *f)
 {
   for (int v = 0; v < f->n_variants; ++v)
@@ -143,6 +155,7 @@ typedef struct coop__embedded {
 } coop__embedded;
 extern const coop__embedded coop__primitives[];
 extern const int coop__n_primitives;
+#define COOP__MAX_PRIMITIVES 64 /* embed.py asserts that the primitives files fit (NVRTC's header arrays) */
 
 struct coop_gen {
   coop__str log;

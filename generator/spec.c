@@ -383,13 +383,15 @@ static coop_result check_group(coop_gen *gen, const sgroup *g)
       continue;
     }
     int o = find_name(l->v[i].text, &coop__ops[0].name, sizeof coop__ops[0], coop__n_ops);
-    if (o >= 0 && coop__ops[o].comparator != (fam->uses_op == 2)) o = -1; /* a reduction's op, or a sort's */
+    if (o >= 0 && !(coop__ops[o].kinds & coop__op_kind(fam))) o = -1; /* another kind of family's op */
     if (o < 0) {
       for (int k = 0; k < coop__n_ops; ++k)
-        if (coop__ops[k].comparator == (fam->uses_op == 2))
+        if (coop__ops[k].kinds & coop__op_kind(fam))
           coop__str_printf(&known, "%s%s", known.len ? " " : "", coop__ops[k].name);
+      const int kind = coop__op_kind(fam);
       coop__log(gen, "%s: unknown %s '%s' for %s (known: %s, custom:<name>)", l->v[i].where,
-                fam->uses_op == 2 ? "comparator" : "op", l->v[i].text, fam->name, coop__str_get(&known));
+                kind == COOP__K_ORDER ? "comparator" : kind == COOP__K_FLAG ? "flag op" : kind == COOP__K_DIFF ?
+                "difference op" : "op", l->v[i].text, fam->name, coop__str_get(&known));
       goto out;
     }
     p->ops[p->n_ops++] = o;

@@ -13,12 +13,16 @@ const coop__type coop__types[] = {
 };
 const int coop__n_types = sizeof coop__types / sizeof coop__types[0];
 
+#define R COOP__K_REDUCE
 const coop__op coop__ops[] = {
-  {"sum", "coop::op_sum", 0}, {"min", "coop::op_min", 0}, {"max", "coop::op_max", 0},
-  {"prod", "coop::op_prod", 0}, {"and", "coop::op_and", 1}, {"or", "coop::op_or", 1},
-  {"xor", "coop::op_xor", 1},
-  {"less", "coop::cmp_less", 0, 1}, {"greater", "coop::cmp_greater", 0, 1},
+  {"sum", "coop::op_sum", 0, R}, {"min", "coop::op_min", 0, R}, {"max", "coop::op_max", 0, R},
+  {"prod", "coop::op_prod", 0, R}, {"and", "coop::op_and", 1, R}, {"or", "coop::op_or", 1, R},
+  {"xor", "coop::op_xor", 1, R},
+  {"less", "coop::cmp_less", 0, COOP__K_ORDER | COOP__K_FLAG}, {"greater", "coop::cmp_greater", 0, COOP__K_ORDER | COOP__K_FLAG},
+  {"ne", "coop::flag_ne", 0, COOP__K_FLAG}, {"eq", "coop::flag_eq", 0, COOP__K_FLAG},
+  {"sub", "coop::diff_sub", 0, COOP__K_DIFF},
 };
+#undef R
 const int coop__n_ops = sizeof coop__ops / sizeof coop__ops[0];
 
 const char *coop__tcode(const coop__inst *in)
@@ -191,6 +195,53 @@ static const coop__variant block_exchange_variants[] = {
    {P_EXCH_IO, P_RANKS, {"is_valid", COOP__P_IN, 0, 0, COOP__S_ITEMS, COOP__E_INT}, P_TEMP}, "smem_ts", 0, TS_OVERRUN},
 };
 
+#define P_ITEMS_IN {"items", COOP__P_IN, 0, 0, COOP__S_ITEMS}
+#define P_HEADS {"head_flags", COOP__P_OUT, 0, 0, COOP__S_ITEMS, COOP__E_INT}
+#define P_TAILS {"tail_flags", COOP__P_OUT, 0, 0, COOP__S_ITEMS, COOP__E_INT}
+#define P_PRED {"tile_predecessor", COOP__P_IN, 0, 0, COOP__S_ONE}
+#define P_SUCC {"tile_successor", COOP__P_IN, 0, 0, COOP__S_ONE}
+static const coop__variant discontinuity_variants[] = {
+  {"heads", "discontinuity_heads_%s", "heads", NULL, 0, {P_HEADS, P_ITEMS_IN, P_TEMP}},
+  {"heads_pred", "discontinuity_heads_pred_%s", "heads_pred", NULL, 0, {P_HEADS, P_ITEMS_IN, P_PRED, P_TEMP}},
+  {"tails", "discontinuity_tails_%s", "tails", NULL, 0, {P_TAILS, P_ITEMS_IN, P_TEMP}},
+  {"tails_succ", "discontinuity_tails_succ_%s", "tails_succ", NULL, 0, {P_TAILS, P_ITEMS_IN, P_SUCC, P_TEMP}},
+  {"heads_tails", "discontinuity_heads_tails_%s", "heads_tails", NULL, 0, {P_HEADS, P_TAILS, P_ITEMS_IN, P_TEMP}},
+  {"heads_tails_pred", "discontinuity_heads_tails_pred_%s", "heads_tails_pred", NULL, 0,
+   {P_HEADS, P_TAILS, P_ITEMS_IN, P_PRED, P_TEMP}},
+  {"heads_tails_succ", "discontinuity_heads_tails_succ_%s", "heads_tails_succ", NULL, 0,
+   {P_HEADS, P_TAILS, P_ITEMS_IN, P_SUCC, P_TEMP}},
+  {"heads_tails_pred_succ", "discontinuity_heads_tails_pred_succ_%s", "heads_tails_pred_succ", NULL, 0,
+   {P_HEADS, P_TAILS, P_ITEMS_IN, P_PRED, P_SUCC, P_TEMP}},
+};
+#define P_VALID {"valid", COOP__P_INT, 0, 0, COOP__S_ONE}
+static const coop__variant adjacent_difference_variants[] = {
+  {"left", "adjacent_difference_left_%s", "subtract_left", NULL, 0, {P_EXCH_IO, P_TEMP}},
+  {"left_pred", "adjacent_difference_left_pred_%s", "subtract_left_pred", NULL, 0, {P_EXCH_IO, P_PRED, P_TEMP}},
+  {"left_partial", "adjacent_difference_left_partial_%s", "subtract_left_partial", NULL, 0, {P_EXCH_IO, P_VALID, P_TEMP}},
+  {"left_partial_pred", "adjacent_difference_left_partial_pred_%s", "subtract_left_partial_pred", NULL, 0,
+   {P_EXCH_IO, P_VALID, P_PRED, P_TEMP}},
+  {"right", "adjacent_difference_right_%s", "subtract_right", NULL, 0, {P_EXCH_IO, P_TEMP}},
+  {"right_succ", "adjacent_difference_right_succ_%s", "subtract_right_succ", NULL, 0, {P_EXCH_IO, P_SUCC, P_TEMP}},
+  {"right_partial", "adjacent_difference_right_partial_%s", "subtract_right_partial", NULL, 0,
+   {P_EXCH_IO, P_VALID, P_TEMP}},
+};
+/* the outputs CUB leaves unchanged in places (offset past the block, up's first, down's last) are inout */
+#define P_SHUF_ITEMS {"items_in", COOP__P_IN, 0, 0, COOP__S_ITEMS}, {"items_out", COOP__P_INOUT, 0, 0, COOP__S_ITEMS}
+static const coop__variant shuffle_variants[] = {
+  {"offset", "shuffle_offset", "offset", NULL, 1,
+   {{"item_in", COOP__P_IN, 0, 0, COOP__S_ONE}, {"item_out", COOP__P_INOUT, 0, 0, COOP__S_ONE},
+    {"distance", COOP__P_INT, 0, 0, COOP__S_ONE}, P_TEMP}},
+  {"rotate", "shuffle_rotate", "rotate", NULL, 1,
+   {{"item_in", COOP__P_IN, 0, 0, COOP__S_ONE}, {"item_out", COOP__P_OUT, 0, 0, COOP__S_ONE},
+    {"distance", COOP__P_INT, 0, 0, COOP__S_ONE}, P_TEMP}},
+  {"up", "shuffle_up", "up", NULL, 0, {P_SHUF_ITEMS, P_TEMP}},
+  {"up_suffix", "shuffle_up_suffix", "up_suffix", NULL, 0,
+   {P_SHUF_ITEMS, {"block_suffix", COOP__P_OUT, 0, 0, COOP__S_ONE}, P_TEMP}},
+  {"down", "shuffle_down", "down", NULL, 0, {P_SHUF_ITEMS, P_TEMP}},
+  {"down_prefix", "shuffle_down_prefix", "down_prefix", NULL, 0,
+   {P_SHUF_ITEMS, {"block_prefix", COOP__P_OUT, 0, 0, COOP__S_ONE}, P_TEMP}},
+};
+
 #define N(a) ((int)(sizeof(a) / sizeof((a)[0])))
 const coop__family coop__families[COOP__FAM_COUNT] = {
   {"block_load", "block_load.cuh", "coop::block_load", 0, load_algos, N(load_algos), 0, load_variants, N(load_variants)},
@@ -220,4 +271,9 @@ const coop__family coop__families[COOP__FAM_COUNT] = {
   /* CUB's block merge sort: a power-of-two thread count */
   {"block_merge_sort", "block_merge_sort.cuh", "coop::block_merge_sort", 2, NULL, 0, -1, merge_sort_variants,
    N(merge_sort_variants), COOP__SCOPE_BLOCK, 0, 1},
+  {"block_discontinuity", "block_discontinuity.cuh", "coop::block_discontinuity", 2, NULL, 0, -1,
+   discontinuity_variants, N(discontinuity_variants), COOP__SCOPE_BLOCK, 0, 0, COOP__K_FLAG},
+  {"block_adjacent_difference", "block_adjacent_difference.cuh", "coop::block_adjacent_difference", 1, NULL, 0, -1,
+   adjacent_difference_variants, N(adjacent_difference_variants), COOP__SCOPE_BLOCK, 0, 0, COOP__K_DIFF},
+  {"block_shuffle", "block_shuffle.cuh", "coop::block_shuffle", 0, NULL, 0, -1, shuffle_variants, N(shuffle_variants)},
 };

@@ -80,6 +80,11 @@ using op_xor  = ::cuda::std::bit_xor<>;
 // orderings of the sort families
 using cmp_less    = ::cuda::std::less<>;
 using cmp_greater = ::cuda::std::greater<>;
+// the discontinuity's flag operators (a discontinuity where flag(a, b), a before b), the adjacent
+// difference's operator (difference(b, a): an item minus the one before it)
+using flag_ne  = ::cuda::std::not_equal_to<>;
+using flag_eq  = ::cuda::std::equal_to<>;
+using diff_sub = ::cuda::std::minus<>;
 
 template <class T, int N>
 __device__ __forceinline__ void copy_in(T (&dst)[N], const T* src)

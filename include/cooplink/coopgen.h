@@ -33,7 +33,8 @@
  *
  * Group fields:
  *   family     block_load | block_store | block_reduce | block_scan | block_exchange | block_merge_sort |
- *              warp_reduce | warp_scan | warp_load | warp_store | warp_exchange | warp_merge_sort (required)
+ *              block_discontinuity | block_adjacent_difference | block_shuffle | warp_reduce | warp_scan |
+ *              warp_load | warp_store | warp_exchange | warp_merge_sort (required)
  *   type       i8 i16 i32 i64 u8 u16 u32 u64 f16 bf16 f32 f64, or a declared user type (required)
  *   threads    block families: X, XxY or XxYxZ; 1 <= X*Y*Z <= 1024, Z <= 64 (required); block_merge_sort:
  *              a power of two, as CUB requires
@@ -45,7 +46,10 @@
  *   op         sum min max prod and or xor, custom:<name> (reduce and scan families: required; others:
  *              not allowed); a user type takes custom operators only. The merge sorts: their comparator,
  *              less greater or custom:<name> (extern "C" __device__ int name(const T *a, const T *b),
- *              non-zero when a goes before b)
+ *              non-zero when a goes before b); block_discontinuity: its flag op, ne eq less greater or
+ *              custom:<name> (int name(const T *a, const T *b), non-zero for a discontinuity between a and the
+ *              item b after it); block_adjacent_difference: sub or custom:<name> (void name(const T *a,
+ *              const T *b, T *out): out = a "minus" b, b the item before a (left) or after it (right))
  *   algorithm  block_load/block_store: direct striped vectorize transpose warp_transpose
  *              warp_transpose_ts (default direct); block_reduce: raking raking_comm warp_reductions
  *              (default warp_reductions); block_scan: raking raking_memoize warp_scans (default raking)
@@ -59,7 +63,12 @@
  *              striped_to_blocked blocked_to_striped warp_striped_to_blocked blocked_to_warp_striped (these two:
  *              at most 32 threads or whole warps) scatter_to_blocked scatter_to_striped (ranks: each item's place
  *              in the tile) scatter_to_striped_guarded (ranks < 0 skipped) scatter_to_striped_flagged (is_valid
- *              flags). Default: every variant of the family.
+ *              flags); block_discontinuity: heads heads_pred tails tails_succ heads_tails heads_tails_pred
+ *              heads_tails_succ heads_tails_pred_succ (int flags; _pred: a tile predecessor item, thread 0's,
+ *              _succ: a tile successor, the last thread's); block_adjacent_difference: left left_pred
+ *              left_partial left_partial_pred right right_succ right_partial (_partial: valid items); block_shuffle:
+ *              offset rotate (one item, int distance) up up_suffix down down_prefix. Default: every variant of
+ *              the family.
  *   algorithm  (also) warp_load/warp_store: direct striped vectorize transpose (default direct);
  *              warp_exchange: smem shuffle (default smem; shuffle: items == lanes, built-in types, no
  *              scatter); block_exchange: smem smem_ts (CUB's warp time slicing; default smem; smem_ts has no

@@ -341,3 +341,42 @@ Test(link, block_exchange_merge_sort, .timeout = 600)
                      "  coop_block_merge_sort_pairs_guarded_custom_by_key_kv_u32_t8x4x2_i4(x, v, n, &hi, temp);\n"
                      "  for (int i = 0; i < 4; ++i) { s[t * 4 + i] = x[i]; s[t * 4 + i].tag += v[i]; }\n}\n");
 }
+
+Test(link, block_discontinuity_adjacent_difference_shuffle, .timeout = 600)
+{
+  /* 96 threads as 32x3, 3 items each: head and tail flags (with a tile predecessor and successor, CUB's
+   * inequality and the user's flag op), adjacent differences (left, right, partial), shuffles */
+  coop_gen_group g[] = {{.family = "block_discontinuity", .type = "i32", .op = "ne,custom:far", .threads = "32x3", .items = "3",
+                         .variant = "heads,tails_succ,heads_tails_pred_succ"},
+                        {.family = "block_adjacent_difference", .type = "i32", .op = "sub", .threads = "32x3", .items = "3"},
+                        {.family = "block_shuffle", .type = "i32", .threads = "32x3", .items = "1,3"}};
+  check_family_typed(g, 3, NULL, "",
+                     "extern \"C\" __device__ int far(const int *a, const int *b) { return *b - *a > 2 || *a - *b > 2; }\n"
+                     "extern \"C\" __global__ void __launch_bounds__(96) k(const int *in, int *out, int n) {\n"
+                     "  __shared__ __align__(16) unsigned char temp[16 * 1024];\n"
+                     "  const int t = threadIdx.x + 32 * threadIdx.y;\n"
+                     "  int a[3], b[3], h[3], f[3], pred = in[0] - 1, succ = in[1000], x, y = -1, s, p;\n"
+                     "  for (int i = 0; i < 3; ++i) a[i] = in[t * 3 + i];\n"
+                     "  coop_block_discontinuity_heads_ne_i32_t32x3x1_i3(h, a, temp);\n"
+                     "  __syncthreads();\n"
+                     "  coop_block_discontinuity_tails_succ_custom_far_i32_t32x3x1_i3(f, a, &succ, temp);\n"
+                     "  __syncthreads();\n"
+                     "  for (int i = 0; i < 3; ++i) b[i] = h[i] + 2 * f[i];\n"
+                     "  coop_block_discontinuity_heads_tails_pred_succ_ne_i32_t32x3x1_i3(h, f, a, &pred, &succ, temp);\n"
+                     "  __syncthreads();\n"
+                     "  coop_block_adjacent_difference_left_sub_i32_t32x3x1_i3(a, b, temp);\n"
+                     "  __syncthreads();\n"
+                     "  coop_block_adjacent_difference_right_partial_sub_i32_t32x3x1_i3(b, a, n, temp);\n"
+                     "  __syncthreads();\n"
+                     "  coop_block_adjacent_difference_left_partial_pred_sub_i32_t32x3x1_i3(a, b, n, &pred, temp);\n"
+                     "  __syncthreads();\n"
+                     "  x = b[0] + h[1] + f[2];\n"
+                     "  coop_block_shuffle_offset_i32_t32x3x1_i1(&x, &y, n, temp);\n"
+                     "  __syncthreads();\n"
+                     "  coop_block_shuffle_rotate_i32_t32x3x1_i1(&y, &x, n, temp);\n"
+                     "  __syncthreads();\n"
+                     "  coop_block_shuffle_up_suffix_i32_t32x3x1_i3(b, a, &s, temp);\n"
+                     "  __syncthreads();\n"
+                     "  coop_block_shuffle_down_prefix_i32_t32x3x1_i3(a, b, &p, temp);\n"
+                     "  for (int i = 0; i < 3; ++i) out[t * 3 + i] = b[i] + x + s + p;\n}\n");
+}

@@ -34,7 +34,8 @@ Test(spec, unknown_family)
 {
   expect_group(GROUP(.family = "block_foo", .type = "f32", .threads = "128"), E,
                "--family: unknown family 'block_foo' (known: block_load block_store block_reduce block_scan warp_reduce "
-               "warp_scan warp_load warp_store warp_exchange warp_merge_sort block_exchange block_merge_sort)\n");
+               "warp_scan warp_load warp_store warp_exchange warp_merge_sort block_exchange block_merge_sort block_discontinuity "
+               "block_adjacent_difference block_shuffle)\n");
 }
 Test(spec, unknown_type)
 {
@@ -616,4 +617,51 @@ Test(spec, block_exchange_merge_sort_refusals)
   cr_assert_str_eq(log, "coop_block_merge_sort_keys_less_f32_t48_i2: a block of 48 threads: CUB's block_merge_sort needs a "
                         "power-of-two thread count\n");
   free(log);
+}
+
+Test(spec, discontinuity_adjacent_difference_shuffle)
+{
+  /* flag ops (CUB's inequality, equality, the orderings), the difference op, no op for the shuffle; every
+   * variant by default; symbols parsed back */
+  coop_gen_group d = {.family = "block_discontinuity", .type = "u16", .op = "ne,eq,greater", .threads = "65", .items = "2"};
+  cr_assert_eq(coop_gen_add_group(gen, &d), COOP_SUCCESS, "%s", coopt_gen_log(gen));
+  coop_gen_group a = {.family = "block_adjacent_difference", .type = "f64", .op = "sub", .threads = "8x8", .items = "3"};
+  cr_assert_eq(coop_gen_add_group(gen, &a), COOP_SUCCESS, "%s", coopt_gen_log(gen));
+  coop_gen_group s = {.family = "block_shuffle", .type = "i8", .threads = "7", .items = "4"};
+  cr_assert_eq(coop_gen_add_group(gen, &s), COOP_SUCCESS, "%s", coopt_gen_log(gen));
+  size_t n = 0;
+  coop_gen_get_symbol_count(gen, &n);
+  cr_assert_eq(n, 8 * 3 + 7 + 6, "%zu", n); /* offset and rotate take one item: _i1 */
+  cr_assert_eq(coop_gen_add_symbol(gen, "coop_block_discontinuity_heads_tails_pred_custom_jump_f32_t128_i4"), COOP_SUCCESS,
+               "%s", coopt_gen_log(gen));
+  cr_assert_eq(coop_gen_add_symbol(gen, "coop_block_adjacent_difference_right_partial_custom_delta_u32_t32x2x2_i1"),
+               COOP_SUCCESS, "%s", coopt_gen_log(gen));
+  cr_assert_eq(coop_gen_add_symbol(gen, "coop_block_shuffle_rotate_f16_t1024_i1"), COOP_SUCCESS, "%s", coopt_gen_log(gen));
+  char *src = NULL;
+  cr_assert_eq(coop_gen_get_source(gen, &src), COOP_SUCCESS);
+  cr_assert_not_null(strstr(src, "extern \"C\" __device__ int jump(const float *a, const float *b);"), "%s", src);
+  cr_assert_not_null(strstr(src, "extern \"C\" __device__ void delta(const cuda::std::uint32_t *a, const cuda::std::uint32_t "
+                                 "*b, cuda::std::uint32_t *out);"), "%s", src);
+  cr_assert_not_null(strstr(src, "void coop_block_discontinuity_heads_tails_pred_custom_jump_f32_t128_i4(int *head_flags, "
+                                 "int *tail_flags, const float *items, const float *tile_predecessor, void *temp)"), "%s", src);
+  cr_assert_not_null(strstr(src, "void coop_block_shuffle_offset_i8_t7_i1(const cuda::std::int8_t *item_in, "
+                                 "cuda::std::int8_t *item_out, int distance, void *temp)"), "%s", src);
+  cr_assert_not_null(strstr(src, "coop::block_shuffle<cuda::std::int8_t, 7, 1, 1, 4>"), "%s", src);
+  free(src);
+}
+
+Test(spec, discontinuity_adjacent_difference_shuffle_refusals)
+{
+  expect_group(GROUP(.family = "block_discontinuity", .type = "f32", .op = "sum", .threads = "64"), E,
+               "--op: unknown flag op 'sum' for block_discontinuity (known: less greater ne eq, custom:<name>)\n");
+  expect_group(GROUP(.family = "block_merge_sort", .type = "f32", .op = "ne", .threads = "64"), E,
+               "--op: unknown comparator 'ne' for block_merge_sort (known: less greater, custom:<name>)\n");
+  expect_group(GROUP(.family = "block_adjacent_difference", .type = "f32", .op = "max", .threads = "64"), E,
+               "--op: unknown difference op 'max' for block_adjacent_difference (known: sub, custom:<name>)\n");
+  expect_group(GROUP(.family = "block_reduce", .type = "f32", .op = "sub", .threads = "64"), E,
+               "--op: unknown op 'sub' for block_reduce (known: sum min max prod and or xor, custom:<name>)\n");
+  expect_group(GROUP(.family = "block_shuffle", .type = "f32", .op = "sum", .threads = "64"), E,
+               "--op: block_shuffle takes no op\n");
+  expect_group(GROUP(.family = "block_discontinuity", .type = "f32", .threads = "64"), E,
+               "flags: missing --op (required for block_discontinuity)\n");
 }

@@ -119,6 +119,20 @@ static const probe PROBES[] = {
    0},
   {{"block_merge_sort", "big", "custom:big_less", "2x2x2", "1", NULL, "keys"}, "coop_block_merge_sort_keys_custom_big_less_big_t2x2x2_i1",
    "cub::BlockMergeSort<big, 2, 1, cub::NullType, 2, 2>::TempStorage", 0},
+  /* discontinuity, adjacent difference, shuffle: odd, 3-D, user types */
+  {{"block_discontinuity", "f64", "ne", "65", "3", NULL, "heads_tails_pred_succ"},
+   "coop_block_discontinuity_heads_tails_pred_succ_ne_f64_t65_i3", "cub::BlockDiscontinuity<double, 65, 1, 1>::TempStorage", 0},
+  {{"block_discontinuity", "mat2", "custom:mat_differs", "4x2x3", "2", NULL, "heads"},
+   "coop_block_discontinuity_heads_custom_mat_differs_mat2_t4x2x3_i2", "cub::BlockDiscontinuity<mat2, 4, 2, 3>::TempStorage", 0},
+  {{"block_adjacent_difference", "i16", "sub", "7", "5", NULL, "left_partial_pred"},
+   "coop_block_adjacent_difference_left_partial_pred_sub_i16_t7_i5", "cub::BlockAdjacentDifference<short, 7, 1, 1>::TempStorage", 0},
+  {{"block_adjacent_difference", "rgb", "custom:rgb_delta", "32x3", "1", NULL, "right_succ"},
+   "coop_block_adjacent_difference_right_succ_custom_rgb_delta_rgb_t32x3x1_i1",
+   "cub::BlockAdjacentDifference<rgb, 32, 3, 1>::TempStorage", 0},
+  {{"block_shuffle", "u8", NULL, "1", "1", NULL, "rotate"}, "coop_block_shuffle_rotate_u8_t1_i1",
+   "cub::BlockShuffle<unsigned char, 1, 1, 1>::TempStorage", 0},
+  {{"block_shuffle", "big", NULL, "8x8x2", "3", NULL, "down_prefix"}, "coop_block_shuffle_down_prefix_big_t8x8x2_i3",
+   "cub::BlockShuffle<big, 8, 8, 2>::TempStorage", 0},
 };
 #define N_PROBES (sizeof PROBES / sizeof PROBES[0])
 static const char USER_TYPES[] = "rgb:3:1,mat2:16:8,big:48:16";
@@ -143,6 +157,8 @@ Test(tempsizes, equal_nvcc_host_sizeof, .timeout = 600)
              "#include <cub/warp/warp_load.cuh>\n#include <cub/warp/warp_store.cuh>\n"
              "#include <cub/warp/warp_exchange.cuh>\n#include <cub/warp/warp_merge_sort.cuh>\n"
              "#include <cub/block/block_exchange.cuh>\n#include <cub/block/block_merge_sort.cuh>\n"
+             "#include <cub/block/block_discontinuity.cuh>\n#include <cub/block/block_adjacent_difference.cuh>\n"
+             "#include <cub/block/block_shuffle.cuh>\n"
              "#include <cuda_fp16.h>\n#include <cuda_bf16.h>\n#include <cstdio>\n%s"
              "int main() {\n", USER_STRUCTS);
   for (size_t i = 0; i < N_PROBES; ++i)
