@@ -34,44 +34,35 @@ struct block_shuffle
     *out = o;
   }
 
+  using tile_t = T[N];
+  // the items in and the outputs (CUB leaves one unchanged), CUB's call, the outputs back
+  template <class F>
+  static __device__ __forceinline__ void shift(const T* in, T* out, void* temp, F call)
+  {
+    T x[N], y[N];
+    copy_in(x, in);
+    copy_in(y, out);
+    temp_binding<temp_t> t(temp);
+    cub_t c(t.get());
+    call(c, x, y);
+    copy_out(out, y);
+  }
+
   static __device__ __forceinline__ void up(const T* in, T* out, void* temp)
   {
-    T x[N], y[N];
-    copy_in(x, in);
-    copy_in(y, out);
-    temp_binding<temp_t> t(temp);
-    cub_t(t.get()).Up(x, y);
-    copy_out(out, y);
+    shift(in, out, temp, [&](cub_t& c, tile_t& x, tile_t& y) { c.Up(x, y); });
   }
-
   static __device__ __forceinline__ void up_suffix(const T* in, T* out, T* block_suffix, void* temp)
   {
-    T x[N], y[N];
-    copy_in(x, in);
-    copy_in(y, out);
-    temp_binding<temp_t> t(temp);
-    cub_t(t.get()).Up(x, y, *block_suffix);
-    copy_out(out, y);
+    shift(in, out, temp, [&](cub_t& c, tile_t& x, tile_t& y) { c.Up(x, y, *block_suffix); });
   }
-
   static __device__ __forceinline__ void down(const T* in, T* out, void* temp)
   {
-    T x[N], y[N];
-    copy_in(x, in);
-    copy_in(y, out);
-    temp_binding<temp_t> t(temp);
-    cub_t(t.get()).Down(x, y);
-    copy_out(out, y);
+    shift(in, out, temp, [&](cub_t& c, tile_t& x, tile_t& y) { c.Down(x, y); });
   }
-
   static __device__ __forceinline__ void down_prefix(const T* in, T* out, T* block_prefix, void* temp)
   {
-    T x[N], y[N];
-    copy_in(x, in);
-    copy_in(y, out);
-    temp_binding<temp_t> t(temp);
-    cub_t(t.get()).Down(x, y, *block_prefix);
-    copy_out(out, y);
+    shift(in, out, temp, [&](cub_t& c, tile_t& x, tile_t& y) { c.Down(x, y, *block_prefix); });
   }
 };
 } // namespace coop
