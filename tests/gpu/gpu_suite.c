@@ -93,6 +93,15 @@ static void symbol_of(kase *k)
              k->n, ALGOS[k->fam][k->algo]);
     return;
   }
+  if (is_block2_fam(k->fam)) { /* <family stem>_<variant>[_<op>]_<type>_<geometry>_i<items> */
+    static const char *fam_stem[] = {[FAM_BDISC] = "discontinuity", [FAM_BADJ] = "adjacent_difference",
+                                     [FAM_BSHUF] = "shuffle"};
+    char opb[48];
+    const char *opn = block2_op_spelling(k, opb, sizeof opb);
+    snprintf(k->sym, sizeof k->sym, "coop_block_%s_%s%s%s_%s_%s_i%d", fam_stem[k->fam], VARS[k->fam][k->var],
+             opn[0] ? "_" : "", opn, TY[k->type].code, geom, k->n);
+    return;
+  }
   if (is_warp_data_fam(k->fam)) {
     static const char *ex[3] = {"exchange_blocked_to_striped", "exchange_striped_to_blocked", "exchange_scatter_to_striped"};
     const char *st = k->fam == FAM_WEXCH ? ex[k->var] : k->fam == FAM_WLOAD ? (k->var ? "load_guarded" : "load")
@@ -158,6 +167,7 @@ static void build_cases(void)
               }
               if (fam == FAM_BEXCH && algo == 1 && var >= 6) continue; /* refused: CUB does not time-slice them */
               if (fam == FAM_BSORT && type == T_MAT2 && algo != 2) continue; /* an opaque key: its comparator */
+              if ((fam == FAM_BDISC || fam == FAM_BADJ) && type == T_MAT2 && strcmp(ALGOS[fam][algo], "custom")) continue;
               int s = ctr % N_SHAPES;
               while (!shape_ok(fam, var, algo, SHAPES[s])) s = (s + 1) % N_SHAPES;
               k.bx = SHAPES[s][0];
@@ -166,6 +176,7 @@ static void build_cases(void)
               k.n = ITEMS[(ctr / N_SHAPES + ctr + rep) % 4];
               if (k.bx * k.by * k.bz >= 512 && k.n == 16) k.n = 4;
               if (fam == FAM_REDUCE && var == 1) k.n = 1;
+              if (fam == FAM_BSHUF && var < 2) k.n = 1; /* offset, rotate: one item */
               symbol_of(&k);
               if (filter && !strstr(k.sym, filter)) continue;
               int dup = 0;
@@ -240,8 +251,9 @@ static void build_catalog_cases(void)
       k.temp_bytes = (size_t)json_integer_value(json_object_get(o, "temp_bytes"));
       if (k.fam >= 0 && is_warp_fam(k.fam) && !is_warp_data_fam(k.fam)) k.algo = 0; /* none */
       if (k.fam >= 0 && is_warp_data_fam(k.fam)) k.wi = (int)json_integer_value(json_object_get(o, "items"));
-      if (k.fam >= 0 && is_sort_fam(k.fam)) /* the comparator (a catalog has no custom one) */
-        k.algo = index_of(ALGOS[k.fam], 2, json_string_value(json_object_get(o, "op")));
+      if (k.fam >= 0 && (is_sort_fam(k.fam) || k.fam == FAM_BDISC || k.fam == FAM_BADJ)) /* the op (never custom) */
+        k.algo = index_of(ALGOS[k.fam], N_ALGOS[k.fam] - 1, json_string_value(json_object_get(o, "op")));
+      if (k.fam == FAM_BSHUF) k.algo = 0; /* none */
       if (k.fam < 0 || k.var < 0 || k.type < 0 || k.algo < 0 || (uses_op(k.fam) && k.op < 0)) {
         printf("%s: symbols[%zu]: a family, variant, type, op or algorithm this suite does not know\n", path, si);
         exit(1);
@@ -474,6 +486,10 @@ static void build_shard(int s)
         g.algorithm = ALGOS[k->fam][k->algo];
       }
     }
+    if (is_block2_fam(k->fam) && !is_sort_fam(k->fam) && k->fam != FAM_BEXCH) { /* flag and difference ops */
+      g.algorithm = NULL;
+      g.op = block2_op(k, custom, sizeof custom);
+    }
     if (is_sort_fam(k->fam)) { /* its comparator; pairs: u32 values */
       g.algorithm = NULL;
       snprintf(custom, sizeof custom, "custom:sortcmp_%s", TY[k->type].code);
@@ -547,6 +563,7 @@ static void build_shard(int s)
       fprintf(f, "extern \"C\" __device__ int sortcmp_%s(const %s *a, const %s *b)\n{ return (long long)(float)*a / 2 > "
                  "(long long)(float)*b / 2; }\n", TY[c->type].code, T, T);
   }
+  block2_prelude(f, cases, sh->first, sh->count);
   for (int i = sh->first; i < sh->first + sh->count; ++i)
     if (cases[i].op == OP_LAST && !defined[cases[i].type]++)
       fprintf(f, "extern \"C\" __device__ void last_%s(const %s *a, const %s *b, %s *out) { (void)a; *out = *b; }\n",
@@ -630,7 +647,7 @@ static int run_case(coop__CUmodule mod, kase *k, int idx, int flag, int shape)
   const int tiles = GRID * (k->fam == FAM_SCAN && k->var >= 2 ? TILES : 1);
   /* a sort of pairs writes its u32 values to out2 */
   const size_t n_in = (size_t)tiles * bt * n, n_out = n_in,
-               n_out2 = is_sort_fam(k->fam) ? (n_in * 4 + es - 1) / es : (size_t)tiles * bt;
+               n_out2 = block2_out2_items(k, n_in, es) ? block2_out2_items(k, n_in, es) : (size_t)tiles * bt;
   const int n_aux = warp ? GRID * n_warps : GRID; /* valid counts and aux values */
   const size_t smem = warp ? k->temp_bytes * (size_t)n_warps : k->temp_bytes;
   unsigned char *in = malloc(n_in * es), *out = malloc(n_out * es), *out2 = malloc(n_out2 * es);

@@ -8,8 +8,9 @@
 /* FAM_WSORT's "algorithms" are its comparators: less, greater, and custom:sortcmp_<type> (keys by key / 2,
  * descending: many ties, so the values, each item's place, show the stability; mat2: by field a) */
 enum { FAM_LOAD, FAM_STORE, FAM_REDUCE, FAM_SCAN, FAM_WREDUCE, FAM_WSCAN, FAM_WLOAD, FAM_WSTORE, FAM_WEXCH, FAM_WSORT,
-       FAM_BEXCH, FAM_BSORT, N_FAMS };
-/* FAM_BSORT's "algorithms" are FAM_WSORT's comparators */
+       FAM_BEXCH, FAM_BSORT, FAM_BDISC, FAM_BADJ, FAM_BSHUF, N_FAMS };
+/* FAM_BSORT's "algorithms" are FAM_WSORT's comparators; FAM_BDISC's its flag ops (ne, less, and
+ * custom:disc_<type>: key / 2 differs), FAM_BADJ's its difference ops (sub, and custom:adj_<type>: a + b) */
 /* OP_LAST: a custom operator (custom:last_<type>, out = b), associative and not commutative, defined by
  * the test code: results show the operand order. OP_MATMUL: the user type mat2 (a 2x2 matrix of uint32,
  * 16 bytes aligned to 16, declared to the generator) with its only operator, the matrix product modulo
@@ -106,5 +107,15 @@ int warp_check(const kase *k, const int dims[3], const unsigned char *in, const 
 void block2_kernel_source(FILE *f, const kase *k, int idx);
 int block2_check(const kase *k, const unsigned char *in, const unsigned char *out, const unsigned char *out2,
                  const unsigned char *aux, const int *valid, char *msg, size_t msize);
+/* the op of a case's group (a custom one written into buf), or NULL */
+const char *block2_op(const kase *k, char *buf, size_t size);
+/* the symbol's op part ("ne", "custom_disc_f32"), or "" */
+const char *block2_op_spelling(const kase *k, char *buf, size_t size);
+/* the test code's custom operators for the cases [first, first + count) */
+void block2_prelude(FILE *f, const kase *cases, int first, int count);
+/* out2's size in elements of the case's type: the flags and the sorts' values are 4-byte ints */
+size_t block2_out2_items(const kase *k, size_t n_in, size_t es);
+/* a case's inputs: small integers (runs, exact differences) */
+static inline int small_keys(int fam) { return is_sort_fam(fam) || fam == FAM_BDISC || fam == FAM_BADJ; }
 
 #endif

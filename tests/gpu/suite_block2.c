@@ -1,4 +1,5 @@
-/* The GPU suite's second-wave block cases (block_exchange, block_merge_sort): test kernels and host checks.
+/* The GPU suite's second-wave block cases (block_exchange, block_merge_sort, block_discontinuity,
+ * block_adjacent_difference, block_shuffle): test kernels, their custom operators and host checks.
  * A block's tile is its N items a thread, thread t's at (b * bt + t) * N (blocked); the exchanges' ranks are a
  * permutation of the tile, (j * P + b) mod (bt * N) for the item at blocked place j, P a prime not dividing
  * bt * N; the guarded scatter skips a third of them (negative ranks), the flagged one another third. */
@@ -45,6 +46,34 @@ void block2_kernel_source(FILE *f, const kase *k, int idx)
     fprintf(f, "  for (int i = 0; i < %d; ++i) out[(b * %d + tid) * %d + i] = res[i];\n}\n\n", n, bt, n);
     return;
   }
+  if (k->fam == FAM_BDISC || k->fam == FAM_BADJ || k->fam == FAM_BSHUF) {
+    /* a tile predecessor (aux[b]) and successor (aux[b + 1 mod GRID]); flags to out2 (heads, then tails) */
+    fprintf(f, "  %s res[%d];\n  int h[%d], tl[%d];\n  %s pred = aux[b], succ = aux[(b + 1) %% %d], edge = aux[%d];\n"
+               "  for (int i = 0; i < %d; ++i) { res[i] = aux[%d]; h[i] = tl[i] = -7; }\n"
+               "  (void)h; (void)tl; (void)pred; (void)succ;\n",
+            T, n, n, n, T, GRID, GRID, n, GRID);
+    const char *v = VARS[k->fam][k->var];
+    if (k->fam == FAM_BDISC) {
+      const int heads = !!strstr(v, "heads"), tails = !!strstr(v, "tails");
+      fprintf(f, "  %s(%s%sitems, %s%ssmem);\n", k->sym, heads ? "h, " : "", tails ? "tl, " : "",
+              strstr(v, "pred") ? "&pred, " : "", strstr(v, "succ") ? "&succ, " : "");
+      fprintf(f, "  for (int i = 0; i < %d; ++i) { ((int *)out2)[(b * %d + tid) * %d + i] = h[i]; "
+                 "((int *)out2)[%d + (b * %d + tid) * %d + i] = tl[i]; }\n}\n\n", n, bt, n, GRID * bt * n, bt, n);
+      return;
+    }
+    if (k->fam == FAM_BADJ)
+      fprintf(f, "  %s(items, res, %s%s%ssmem);\n", k->sym, strstr(v, "partial") ? "valid[b], " : "",
+              strstr(v, "pred") ? "&pred, " : "", strstr(v, "succ") ? "&succ, " : "");
+    else if (k->var < 2) /* offset, rotate: distances 1, -1, bt / 2 + 1, bt + 5 */
+      fprintf(f, "  const int d[4] = {1, -1, %d, %d};\n  %s(&items[0], &res[0], d[b %% 4], smem);\n", bt / 2 + 1, bt + 5,
+              k->sym);
+    else if (k->var == 2 || k->var == 4)
+      fprintf(f, "  %s(items, res, smem);\n", k->sym);
+    else
+      fprintf(f, "  %s(items, res, &edge, smem);\n  out2[b * %d + tid] = edge;\n", k->sym, bt);
+    fprintf(f, "  for (int i = 0; i < %d; ++i) out[(b * %d + tid) * %d + i] = res[i];\n}\n\n", n, bt, n);
+    return;
+  }
   /* the merge sort: pairs carry each item's place in the tile as a u32 value */
   fprintf(f, "  unsigned vals[%d];\n  for (int i = 0; i < %d; ++i) vals[i] = tid * %d + i;\n  (void)vals;\n", n, n, n);
   fprintf(f, "  %s(items, %s%ssmem);\n", k->sym, k->var >= 2 ? "vals, " : "", k->var % 2 ? "valid[b], &aux[b], " : "");
@@ -52,6 +81,10 @@ void block2_kernel_source(FILE *f, const kase *k, int idx)
   if (k->var >= 2) fprintf(f, "  for (int i = 0; i < %d; ++i) ((unsigned *)out2)[(b * %d + tid) * %d + i] = vals[i];\n", n, bt, n);
   fprintf(f, "}\n\n");
 }
+
+static int block2_other_check(const kase *k, const unsigned char *in, const unsigned char *out,
+                              const unsigned char *out2, const unsigned char *aux, const int *valid, char *msg,
+                              size_t msize);
 
 /* Place in the tile of thread th's item i: blocked, striped, warp-striped (warps of min(bt, 32) lanes). */
 static int place(int how, int th, int i, int bt, int n)
@@ -70,6 +103,8 @@ int block2_check(const kase *k, const unsigned char *in, const unsigned char *ou
   const size_t es = (size_t)TY[k->type].size;
   const int bt = k->bx * k->by * k->bz, n = k->n, tile = bt * n;
   char where[48];
+  if (k->fam == FAM_BDISC || k->fam == FAM_BADJ || k->fam == FAM_BSHUF)
+    return block2_other_check(k, in, out, out2, aux, valid, msg, msize);
   if (k->fam == FAM_BSORT) {
     for (int b = 0; b < GRID; ++b) {
       const size_t at = (size_t)b * tile;
@@ -114,4 +149,163 @@ int block2_check(const kase *k, const unsigned char *in, const unsigned char *ou
   }
   free(src);
   return ok;
+}
+
+/* ---- discontinuity, adjacent difference, shuffle ---- */
+
+const char *block2_op(const kase *k, char *buf, size_t size)
+{
+  if (k->fam != FAM_BDISC && k->fam != FAM_BADJ) return NULL;
+  if (strcmp(ALGOS[k->fam][k->algo], "custom")) return ALGOS[k->fam][k->algo];
+  snprintf(buf, size, "custom:%s_%s", k->fam == FAM_BDISC ? "disc" : "adj", TY[k->type].code);
+  return buf;
+}
+
+const char *block2_op_spelling(const kase *k, char *buf, size_t size)
+{
+  const char *op = block2_op(k, buf, size);
+  if (!op) return "";
+  if (op == buf) buf[6] = '_'; /* custom:x -> custom_x */
+  return op;
+}
+
+void block2_prelude(FILE *f, const kase *cases, int first, int count)
+{
+  int disc[N_TYPES] = {0}, adj[N_TYPES] = {0};
+  for (int i = first; i < first + count; ++i) {
+    const kase *c = &cases[i];
+    const char *T = TY[c->type].ctype, *code = TY[c->type].code;
+    if (c->fam == FAM_BDISC && !strcmp(ALGOS[c->fam][c->algo], "custom") && !disc[c->type]++) {
+      if (c->type == T_MAT2)
+        fprintf(f, "extern \"C\" __device__ int disc_mat2(const mat2 *a, const mat2 *b) { return a->a != b->a; }\n");
+      else
+        fprintf(f, "extern \"C\" __device__ int disc_%s(const %s *a, const %s *b)\n{ return (long long)(float)*a / 2 != "
+                   "(long long)(float)*b / 2; }\n", code, T, T);
+    }
+    if (c->fam == FAM_BADJ && !strcmp(ALGOS[c->fam][c->algo], "custom") && !adj[c->type]++) {
+      if (c->type == T_MAT2)
+        fprintf(f, "extern \"C\" __device__ void adj_mat2(const mat2 *a, const mat2 *b, mat2 *o)\n"
+                   "{ *o = mat2{a->a + b->a, a->b + b->b, a->c + b->c, a->d + b->d}; }\n");
+      else
+        fprintf(f, "extern \"C\" __device__ void adj_%s(const %s *a, const %s *b, %s *o) { *o = (%s)(*a + *b); }\n", code, T,
+                T, T, T);
+    }
+  }
+}
+
+size_t block2_out2_items(const kase *k, size_t n_in, size_t es)
+{
+  if (is_sort_fam(k->fam)) return (n_in * 4 + es - 1) / es;
+  if (k->fam == FAM_BDISC) return (n_in * 8 + es - 1) / es;
+  return 0;
+}
+
+/* an item's value for the orderings and the custom flag op (mat2: its field a) */
+static long double num(const kase *k, const unsigned char *p)
+{
+  const tinfo *t = &TY[k->type];
+  if (t->kind == K_MAT) {
+    uint32_t a;
+    memcpy(&a, p, 4);
+    return a;
+  }
+  if (t->is_int) return t->is_signed ? (long double)(int64_t)ld_u(t, p) : (long double)ld_u(t, p);
+  return ld_f(t, p);
+}
+
+static int flag(const kase *k, const unsigned char *a, const unsigned char *b)
+{
+  const long double x = num(k, a), y = num(k, b);
+  switch (k->algo) {
+  case 0: return TY[k->type].kind == K_MAT ? memcmp(a, b, 16) != 0 : x != y;
+  case 1: return x < y;
+  default: return (long long)x / 2 != (long long)y / 2;
+  }
+}
+
+/* a op b of the adjacent difference (sub: a - b; the custom: a + b), in the item's type */
+static void diff(const kase *k, const unsigned char *a, const unsigned char *b, unsigned char *out)
+{
+  const tinfo *t = &TY[k->type];
+  const int add = k->algo == 1;
+  if (t->kind == K_MAT) {
+    uint32_t x[4], y[4];
+    memcpy(x, a, 16);
+    memcpy(y, b, 16);
+    for (int i = 0; i < 4; ++i) x[i] = add ? x[i] + y[i] : x[i] - y[i];
+    memcpy(out, x, 16);
+  } else if (t->is_int) {
+    st_u(t, out, add ? ld_u(t, a) + ld_u(t, b) : ld_u(t, a) - ld_u(t, b));
+  } else {
+    st_f(t, out, (double)(add ? ld_f(t, a) + ld_f(t, b) : ld_f(t, a) - ld_f(t, b)));
+  }
+}
+
+static int block2_other_check(const kase *k, const unsigned char *in, const unsigned char *out,
+                              const unsigned char *out2, const unsigned char *aux, const int *valid, char *msg,
+                              size_t msize)
+{
+  const size_t es = (size_t)TY[k->type].size;
+  const int bt = k->bx * k->by * k->bz, n = k->n, tile = bt * n;
+  const char *v = VARS[k->fam][k->var];
+  const unsigned char *poison = aux + (size_t)GRID * es;
+  unsigned char want[16];
+  for (int b = 0; b < GRID; ++b) {
+    const unsigned char *x = in + (size_t)b * tile * es, *pred = aux + (size_t)b * es,
+                        *succ = aux + (size_t)((b + 1) % GRID) * es;
+    const unsigned char *got = out + (size_t)b * tile * es;
+    if (k->fam == FAM_BDISC) {
+      const int *heads = (const int *)out2 + (size_t)b * tile, *tails = (const int *)out2 + (size_t)GRID * tile + (size_t)b * tile;
+      for (int j = 0; j < tile; ++j) {
+        const int hw = j ? flag(k, x + (j - 1) * es, x + j * es) : strstr(v, "pred") ? flag(k, pred, x) : 1;
+        const int tw = j < tile - 1 ? flag(k, x + j * es, x + (j + 1) * es) : strstr(v, "succ") ? flag(k, x + j * es, succ) : 1;
+        if (strstr(v, "heads") && heads[j] != hw) {
+          snprintf(msg, msize, "block %d item %d: head flag %d, want %d", b, j, heads[j], hw);
+          return 0;
+        }
+        if (strstr(v, "tails") && tails[j] != tw) {
+          snprintf(msg, msize, "block %d item %d: tail flag %d, want %d", b, j, tails[j], tw);
+          return 0;
+        }
+      }
+      continue;
+    }
+    for (int j = 0; j < tile; ++j) {
+      const unsigned char *w = want;
+      if (k->fam == FAM_BADJ) {
+        const int vv = strstr(v, "partial") ? valid[b] : tile;
+        if (v[0] == 'l') { /* left: each item op the one before */
+          if (j >= vv) w = x + j * es;
+          else if (j) diff(k, x + j * es, x + (j - 1) * es, want);
+          else if (strstr(v, "pred")) diff(k, x, pred, want);
+          else w = x;
+        } else { /* right: each item op the one after */
+          if (j < vv - 1) diff(k, x + j * es, x + (j + 1) * es, want);
+          else if (j == tile - 1 && strstr(v, "succ")) diff(k, x + j * es, succ, want);
+          else w = x + j * es;
+        }
+      } else if (k->var < 2) { /* offset, rotate by d */
+        const int d[4] = {1, -1, bt / 2 + 1, bt + 5}, src = j + d[b % 4];
+        if (k->var == 0) w = src >= 0 && src < bt ? x + src * es : poison;
+        else w = x + (size_t)(((src % bt) + bt) % bt) * es;
+      } else if (k->var < 4) { /* up: from the place before; thread 0's first unchanged */
+        w = j ? x + (j - 1) * es : poison;
+      } else { /* down: from the place after; the last thread's last unchanged */
+        w = j < tile - 1 ? x + (j + 1) * es : poison;
+      }
+      if (memcmp(got + (size_t)j * es, w, es) != 0) {
+        snprintf(msg, msize, "block %d item %d (thread %d, valid %d): bytes differ", b, j, j / n, valid[b]);
+        return 0;
+      }
+    }
+    if (k->fam == FAM_BSHUF && (k->var == 3 || k->var == 5)) { /* the suffix (last item) or prefix (first), every thread */
+      const unsigned char *w = k->var == 3 ? x + (size_t)(tile - 1) * es : x;
+      for (int th = 0; th < bt; ++th)
+        if (memcmp(out2 + ((size_t)b * bt + th) * es, w, es) != 0) {
+          snprintf(msg, msize, "block %d thread %d: the tile's %s differs", b, th, k->var == 3 ? "suffix" : "prefix");
+          return 0;
+        }
+    }
+  }
+  return 1;
 }

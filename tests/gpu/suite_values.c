@@ -16,7 +16,8 @@ const tinfo TY[] = {
 const char *const OPS[N_OPS] = {"sum", "min", "max", "prod", "and", "or", "xor", "custom", "matmul"};
 const char *const FAMS[N_FAMS] = {"block_load", "block_store", "block_reduce", "block_scan", "warp_reduce",
                                    "warp_scan", "warp_load", "warp_store", "warp_exchange", "warp_merge_sort",
-                                   "block_exchange", "block_merge_sort"};
+                                   "block_exchange", "block_merge_sort", "block_discontinuity",
+                                   "block_adjacent_difference", "block_shuffle"};
 const char *const VARS[N_FAMS][8] = {{"plain", "guarded"}, {"plain", "guarded"}, {"full", "partial"},
                                       {"exclusive", "inclusive", "exclusive_prefix", "inclusive_prefix"},
                                       {"full", "partial"},  {"exclusive", "inclusive"},
@@ -26,8 +27,13 @@ const char *const VARS[N_FAMS][8] = {{"plain", "guarded"}, {"plain", "guarded"},
                                       {"striped_to_blocked", "blocked_to_striped", "warp_striped_to_blocked",
                                        "blocked_to_warp_striped", "scatter_to_blocked", "scatter_to_striped",
                                        "scatter_to_striped_guarded", "scatter_to_striped_flagged"},
-                                      {"keys", "keys_guarded", "pairs", "pairs_guarded"}};
-const int N_VARS[N_FAMS] = {2, 2, 2, 4, 2, 2, 2, 2, 3, 4, 8, 4};
+                                      {"keys", "keys_guarded", "pairs", "pairs_guarded"},
+                                      {"heads", "heads_pred", "tails", "tails_succ", "heads_tails", "heads_tails_pred",
+                                       "heads_tails_succ", "heads_tails_pred_succ"},
+                                      {"left", "left_pred", "left_partial", "left_partial_pred", "right", "right_succ",
+                                       "right_partial"},
+                                      {"offset", "rotate", "up", "up_suffix", "down", "down_prefix"}};
+const int N_VARS[N_FAMS] = {2, 2, 2, 4, 2, 2, 2, 2, 3, 4, 8, 4, 8, 7, 6};
 const int PWARPS[6] = {1, 2, 4, 8, 16, 32};
 const char *const ALGOS[N_FAMS][6] = {
   {"direct", "striped", "vectorize", "transpose", "warp_transpose", "warp_transpose_ts"},
@@ -41,8 +47,11 @@ const char *const ALGOS[N_FAMS][6] = {
   {"smem", "shuffle"},
   {"less", "greater", "custom"},
   {"smem", "smem_ts"},
-  {"less", "greater", "custom"}};
-const int N_ALGOS[N_FAMS] = {6, 6, 3, 3, 1, 1, 4, 4, 2, 3, 2, 3};
+  {"less", "greater", "custom"},
+  {"ne", "less", "custom"},
+  {"sub", "custom"},
+  {""}};
+const int N_ALGOS[N_FAMS] = {6, 6, 3, 3, 1, 1, 4, 4, 2, 3, 2, 3, 3, 2, 1};
 const int WARPS[] = {1, 2, 3, 4, 5, 7, 8, 12, 16, 31, 32};
 const int SHAPES[][3] = {{1, 1, 1},   {7, 1, 1},    {32, 1, 1},  {65, 1, 1}, {128, 1, 1},
                                 {256, 1, 1}, {1024, 1, 1}, {16, 16, 1}, {8, 4, 2},  {5, 3, 2}};
@@ -217,7 +226,7 @@ void gen_value(const kase *k, void *p, size_t idx, size_t special1, size_t speci
   const tinfo *t = &TY[k->type];
   int op = uses_op(k->fam) ? k->op : -1;
   int bits = 8 * t->size;
-  if (is_sort_fam(k->fam)) { /* sort keys: 0..7, many duplicates (mat2: its field a) */
+  if (small_keys(k->fam)) { /* sort keys, runs: 0..7, many duplicates (mat2: its field a) */
     if (t->kind == K_MAT) {
       uint32_t m[4] = {(uint32_t)(rnd() % 8), (uint32_t)rnd(), (uint32_t)rnd(), (uint32_t)rnd()};
       memcpy(p, m, sizeof m);
