@@ -732,3 +732,69 @@ def test_block_exchange_merge_sort_errors():
     with pytest.raises(Exception) as e:
         coop.block.make_exchange("warp_striped_to_blocked", np.float32, 65, 2).temp_storage_bytes
     assert "partial last warp" in str(e.value), str(e.value)
+
+
+def test_block_discontinuity_adjacent_difference_shuffle(device_functions_without_gpu):
+    """make_discontinuity, make_adjacent_difference, make_shuffle and their calls with no factory (flag ops
+    by name and as a Python function, predecessor and successor by keyword, partial tiles, suffix): compiled,
+    linked, inlined."""
+    B = (32, 3)
+    heads = coop.block.make_discontinuity(np.int32, B, 3)
+    both = coop.block.make_discontinuity(np.int32, B, 3, flag_op=lambda a, b: b - a > 2, mode="heads_tails")
+    left = coop.block.make_adjacent_difference(np.int32, B, 3)
+    up = coop.block.make_shuffle(np.int32, B, 3, "up")
+    rot = coop.block.make_shuffle(np.int32, B, 1, "rotate")
+    assert heads.name == "block_discontinuity_heads_ne_i32_t32x3x1_i3"
+    assert both.name.startswith("block_discontinuity_heads_tails_custom_py_lambda_")
+    assert left.name == "block_adjacent_difference_left_sub_i32_t32x3x1_i3" and rot.name == "block_shuffle_rotate_i32_t32x3x1_i1"
+
+    def k(d_in, d_out, n):
+        t = cuda.threadIdx.x + 32 * cuda.threadIdx.y
+        a = coop.local.array(3, numba.int32)
+        b = coop.local.array(3, numba.int32)
+        h = coop.local.array(3, numba.int32)
+        f = coop.local.array(3, numba.int32)
+        s = coop.local.array(1, numba.int32)
+        o = coop.local.array(1, numba.int32)
+        for i in range(3):
+            a[i] = d_in[t * 3 + i]
+        heads(h, a)
+        cuda.syncthreads()
+        heads(h, a, numba.int32(7))
+        cuda.syncthreads()
+        both(h, f, a, tile_successor=numba.int32(9))
+        cuda.syncthreads()
+        coop.block.flag_tails(f, a, numba.int32(1), flag_op="<", threads=B)
+        cuda.syncthreads()
+        left(a, b, n)
+        cuda.syncthreads()
+        left(a, b, tile_predecessor=numba.int32(3))
+        cuda.syncthreads()
+        coop.block.subtract_right(b, a, threads=B)
+        cuda.syncthreads()
+        up(a, b, block_suffix=s)
+        cuda.syncthreads()
+        coop.block.shuffle(a, b, mode="down", threads=B)
+        cuda.syncthreads()
+        o[0] = 0
+        o[0] = rot(b[0], n)  # (rotate returns the item; offset writes an array, unchanged past the block)
+        cuda.syncthreads()
+        coop.block.shuffle(b[1], o, n, mode="offset", threads=B)
+        for i in range(3):
+            d_out[t * 3 + i] = b[i] + h[i] + f[i] + s[0] + o[0]
+    assert_inlined(compile_and_link(k, (types.int32[::1], types.int32[::1], types.int32)))
+
+
+def test_block_discontinuity_adjacent_difference_shuffle_errors():
+    with pytest.raises(ValueError) as e:
+        coop.block.make_discontinuity(np.int32, 64, 2, flag_op="sum")
+    assert str(e.value).startswith("flag_op='sum': use 'ne', 'eq', 'less', 'greater'")
+    with pytest.raises(ValueError) as e:
+        coop.block.make_discontinuity(np.int32, 64, 2, mode="middles")
+    assert str(e.value) == "mode='middles': use one of heads, tails, heads_tails"
+    with pytest.raises(ValueError) as e:
+        coop.block.make_adjacent_difference(np.float32, 64, 2, difference_op="max")
+    assert str(e.value).startswith("difference_op='max': use 'sub'")
+    with pytest.raises(ValueError) as e:
+        coop.block.make_shuffle(np.float32, 64, 2, mode="sideways")
+    assert str(e.value) == "mode='sideways': use one of offset, rotate, up, down"

@@ -23,6 +23,7 @@ ALIASES = {
     "num_valid_threads": "valid_threads", "num_valid_lanes": "valid_lanes",
     "initial_value": "initial", "block_aggregate": "aggregate", "prefix": "running",
     "temp_storage": "temp", "src": "tile_src", "dst": "tile_dst", "input": "items_in", "output": "items_out",
+    "tile_predecessor_item": "tile_predecessor", "tile_successor_item": "tile_successor",
 }
 
 

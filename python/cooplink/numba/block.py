@@ -2,10 +2,11 @@
 
 Factories with cuda.coop 1.0.2's names and parameters (make_load, make_store, make_reduce, make_sum,
 make_exclusive_sum, make_inclusive_sum, make_exclusive_scan, make_inclusive_scan, make_scan, make_exchange,
-make_merge_sort_keys), cooplink's make_merge_sort_pairs, and calls with no factory inside a kernel (load,
-store, reduce, sum, exclusive_scan, inclusive_scan, exclusive_sum, inclusive_sum, scan, exchange,
-merge_sort) that take the dtype and items per thread from their arguments and the block shape from the
-launch (or threads=).
+make_merge_sort_keys), cooplink's make_merge_sort_pairs, make_discontinuity, make_adjacent_difference and
+make_shuffle, and calls with no factory inside a kernel (load, store, reduce, sum, exclusive_scan,
+inclusive_scan, exclusive_sum, inclusive_sum, scan, exchange, merge_sort, flag_heads, flag_tails,
+flag_heads_and_tails, subtract_left, subtract_right, shuffle) that take the dtype and items per thread from
+their arguments and the block shape from the launch (or threads=).
 
 Beyond cuda.coop: guarded load/store (`valid`, `oob_default`), partial reduce (`num_valid` with one item),
 the scan aggregate (`aggregate=<one-element array>`), the running prefix across tiles
@@ -22,8 +23,10 @@ from ._primitive import (ALGORITHM_ALIASES, Primitive, Variant, block_shape, che
 
 __all__ = ["make_load", "make_store", "make_reduce", "make_sum", "make_exclusive_sum", "make_inclusive_sum",
            "make_exclusive_scan", "make_inclusive_scan", "make_scan", "make_exchange", "BlockExchangeType",
-           "make_merge_sort_keys", "make_merge_sort_pairs", "load", "store", "reduce", "sum", "exclusive_scan",
-           "inclusive_scan", "exclusive_sum", "inclusive_sum", "scan", "exchange", "merge_sort"]
+           "make_merge_sort_keys", "make_merge_sort_pairs", "make_discontinuity", "make_adjacent_difference",
+           "make_shuffle", "load", "store", "reduce", "sum", "exclusive_scan", "inclusive_scan", "exclusive_sum",
+           "inclusive_sum", "scan", "exchange", "merge_sort", "flag_heads", "flag_tails", "flag_heads_and_tails",
+           "subtract_left", "subtract_right", "shuffle"]
 
 
 class BlockExchangeType(enum.IntEnum):
@@ -115,6 +118,75 @@ def _merge_sort(keys, values, block, items, compare_op):
                          f"got {n}")
     from .warp import merge_sort_primitive
     return merge_sort_primitive("block_merge_sort", keys, values, block, items, compare_op)
+
+
+# the variants of a mode, in the order a call binds them (a positional extra is the first one that fits;
+# keywords name the others: tile_predecessor=, tile_successor=, valid=, block_suffix=, block_prefix=)
+_DISCONTINUITY = {"heads": ("heads", "heads_pred"), "tails": ("tails", "tails_succ"),
+                  "heads_tails": ("heads_tails", "heads_tails_pred", "heads_tails_succ", "heads_tails_pred_succ")}
+_ADJACENT = {"left": ("left", "left_partial", "left_partial_pred", "left_pred"),
+             "right": ("right", "right_partial", "right_succ")}
+_SHUFFLE = {"offset": ("offset",), "rotate": ("rotate",), "up": ("up", "up_suffix"), "down": ("down", "down_prefix")}
+_FLAG_OPS = {"ne": "ne", "!=": "ne", "not_equal_to": "ne", "eq": "eq", "==": "eq", "equal_to": "eq",
+             "less": "less", "<": "less", "greater": "greater", ">": "greater"}
+
+
+def _mode(table, mode, what):
+    if mode not in table:
+        raise ValueError(f"{what}={mode!r}: use one of {', '.join(table)}")
+    return table[mode]
+
+
+def _flag_op(op, dtype):
+    """A discontinuity's flag op: a name, or a Python function flag(a, b), true for a discontinuity."""
+    import operator
+    op = {operator.ne: "ne", operator.eq: "eq", operator.lt: "less", operator.gt: "greater"}.get(op, op) \
+        if not isinstance(op, str) else op
+    if isinstance(op, str):
+        name = _FLAG_OPS.get(op.lower())
+        if name is None:
+            raise ValueError(f"flag_op={op!r}: use 'ne', 'eq', 'less', 'greater' ('!=', '==', '<', '>') or a Python "
+                             f"function flag(a, b), true for a discontinuity between a and the item b after it")
+        if isinstance(dtype, types.Record):
+            raise ValueError(f"flag_op={op!r} with dtype={dtype}: cooplink has no comparison of records; give a "
+                             f"Python function flag(a, b)")
+        return name
+    if callable(op):
+        from . import _custom
+        from ._primitive import type_code
+        _custom.check_arity(op, dtype, "flag_op", comparator=True)
+        return _custom.custom_op(op, type_code(dtype), comparator=True).spelling
+    raise ValueError(f"flag_op={op!r} is not a flag op")
+
+
+def _difference_op(op, dtype):
+    """An adjacent difference's op: 'sub' (a - b), or a Python function (a, b) -> a op b (records: op(a, b,
+    out)), b the item before a (left) or after it (right)."""
+    import operator
+    import numpy as np
+    if op in ("sub", "-", "minus", "subtract") or op is operator.sub or op is np.subtract:
+        return "sub"
+    if callable(op) and not isinstance(op, str):
+        return op_name(op, "difference_op", dtype)
+    raise ValueError(f"difference_op={op!r}: use 'sub' ('-') or a Python function op(a, b)")
+
+
+def _discontinuity(dtype, block, items, mode, flag_op):
+    op = _flag_op(flag_op, dtype)
+    return Primitive("block_discontinuity", dtype, block, check_items(items), None, op,
+                     [Variant(v, f"discontinuity_{v}_{op}") for v in _mode(_DISCONTINUITY, mode, "mode")])
+
+
+def _adjacent_difference(dtype, block, items, direction, difference_op):
+    op = _difference_op(difference_op, dtype)
+    return Primitive("block_adjacent_difference", dtype, block, check_items(items), None, op,
+                     [Variant(v, f"adjacent_difference_{v}_{op}") for v in _mode(_ADJACENT, direction, "direction")])
+
+
+def _shuffle(dtype, block, items, mode):
+    one = mode in ("offset", "rotate")  # one item a thread
+    return Primitive("block_shuffle", dtype, block, 1 if one else check_items(items), None, None,
+                     [Variant(v, f"shuffle_{v}", items=1 if one else None) for v in _mode(_SHUFFLE, mode, "mode")])
 
 
 # ---------------------------------------------------------------- factories (cuda.coop 1.0.2)
@@ -216,10 +288,39 @@ def make_merge_sort_pairs(keys_dtype, values_dtype, threads_per_block, items_per
     return _merge_sort(nb, numba_dtype(values_dtype, "values_dtype"), block, items, compare_op)
 
 
+def make_discontinuity(dtype, threads_per_block, items_per_thread, flag_op="ne", mode="heads"):
+    """BlockDiscontinuity (cooplink's). mode 'heads': flags(head_flags, items[, tile_predecessor]); 'tails':
+    flags(tail_flags, items[, tile_successor]); 'heads_tails': flags(head_flags, tail_flags, items[,
+    tile_predecessor][, tile_successor=]). Flags are int32 arrays (1 where flag_op(item before, item)); the
+    tile's first item is a head (its last a tail) unless a predecessor (successor) is given, thread 0's (the
+    last thread's), as in CUB."""
+    nb, block, items = _setup(dtype, threads_per_block, items_per_thread)
+    return _discontinuity(nb, block, items, mode, flag_op)
+
+
+def make_adjacent_difference(dtype, threads_per_block, items_per_thread, difference_op="sub", direction="left"):
+    """BlockAdjacentDifference (cooplink's). 'left': diff(items_in, items_out[, valid][, tile_predecessor=]):
+    each item op the one before it (the first kept, or op'd with the predecessor); 'right': diff(items_in,
+    items_out[, valid][, tile_successor=]). With valid (CUB's partial tile), the items from valid on are kept."""
+    nb, block, items = _setup(dtype, threads_per_block, items_per_thread)
+    return _adjacent_difference(nb, block, items, direction, difference_op)
+
+
+def make_shuffle(dtype, threads_per_block, items_per_thread=1, mode="up"):
+    """BlockShuffle (cooplink's). 'offset': shuffle(item, out, distance), one item a thread, out a one-element
+    array left unchanged where the thread `distance` places on does not exist; 'rotate': y = shuffle(item,
+    distance), wrapping around the block; 'up' / 'down': shuffle(items_in,
+    items_out[, block_suffix= / block_prefix=]) shifts the blocked tile by one place (thread 0's first / the
+    last thread's last output unchanged)."""
+    nb, block, items = _setup(dtype, threads_per_block, items_per_thread)
+    return _shuffle(nb, block, items, mode)
+
+
 # ---------------------------------------------------------------- calls with no factory
 
 _CONFIG = ("threads", "algorithm", "items_per_thread", "op", "binary_op", "scan_op", "mode", "exchange_type",
-           "warp_time_slicing", "compare_op")
+           "warp_time_slicing", "compare_op", "flag_op",
+           "difference_op")
 
 
 def _literal(t, what, kinds):
@@ -343,6 +444,37 @@ def _sort_call(args, kws):
     return _merge_sort(keys, values, _call_shape(kws, name), items, cmp)
 
 
+def _discontinuity_call(mode):
+    def make(args, kws):
+        name = f"coop.block.flag_{mode.replace('heads_tails', 'heads_and_tails')}"
+        k = 2 if mode == "heads_tails" else 1  # the items come after the flags
+        _need(args, k + 1, name, "the flags and the items")
+        nb = _dtype_of(args[k], name, "items")
+        op = _literal(kws.get("flag_op", kws.get("op")), f"{name}: flag_op", (str, callable)) or "ne"
+        return _discontinuity(nb, _call_shape(kws, name), _call_items(args[k], kws, name, "items"), mode, op)
+    return make
+
+
+def _adjacent_call(direction):
+    def make(args, kws):
+        name = f"coop.block.subtract_{direction}"
+        _need(args, 2, name, "the items in and out")
+        nb = _dtype_of(args[0], name, "items_in")
+        op = _literal(kws.get("difference_op", kws.get("op")), f"{name}: difference_op", (str, callable)) or "sub"
+        return _adjacent_difference(nb, _call_shape(kws, name), _call_items(args[0], kws, name, "items_in"),
+                                    direction, op)
+    return make
+
+
+def _shuffle_call(args, kws):
+    name = "coop.block.shuffle"
+    _need(args, 2, name, "the items (and the output or distance)")
+    nb = _dtype_of(args[0], name, "items_in")
+    mode = _literal(kws.get("mode"), f"{name}: mode", (str,)) or "up"
+    items = 1 if mode in ("offset", "rotate") else _call_items(args[0], kws, name, "items_in")
+    return _shuffle(nb, _call_shape(kws, name), items, mode)
+
+
 def _stub(name, doc):
     return _extension.call_stub(__name__, f"coop.block.{name}", name, doc)
 
@@ -360,10 +492,24 @@ scan = _stub("scan", "scan(items_in, items_out, mode='exclusive', op='sum', ...)
 exchange = _stub("exchange", "exchange(items_in[, items_out][, ranks[, is_valid]], exchange_type='striped_to_blocked', "
                              "warp_time_slicing=False, threads=)")
 merge_sort = _stub("merge_sort", "merge_sort(keys[, values][, num_valid, oob_default], compare_op='less', threads=)")
+flag_heads = _stub("flag_heads", "flag_heads(head_flags, items[, tile_predecessor], flag_op='ne', threads=)")
+flag_tails = _stub("flag_tails", "flag_tails(tail_flags, items[, tile_successor], flag_op='ne', threads=)")
+flag_heads_and_tails = _stub("flag_heads_and_tails", "flag_heads_and_tails(head_flags, tail_flags, items[, "
+                                                     "tile_predecessor][, tile_successor=], flag_op='ne', threads=)")
+subtract_left = _stub("subtract_left", "subtract_left(items_in, items_out[, valid][, tile_predecessor=], "
+                                       "difference_op='sub', threads=)")
+subtract_right = _stub("subtract_right", "subtract_right(items_in, items_out[, valid][, tile_successor=], "
+                                         "difference_op='sub', threads=)")
+shuffle = _stub("shuffle", "shuffle(items_in, items_out[, block_suffix= / block_prefix=], mode='up', threads=); "
+                           "shuffle(item, out, distance, mode='offset'); y = shuffle(item, distance, mode='rotate')")
 
 for _fn, _maker in ((load, _load_store_call("block_load")), (store, _load_store_call("block_store")),
                     (reduce, _reduce_call(None)), (sum, _reduce_call("sum")),
                     (exclusive_scan, _scan_call("exclusive", None)), (inclusive_scan, _scan_call("inclusive", None)),
                     (exclusive_sum, _scan_call("exclusive", "sum")), (inclusive_sum, _scan_call("inclusive", "sum")),
-                    (scan, _scan_call(None, None)), (exchange, _exchange_call), (merge_sort, _sort_call)):
+                    (scan, _scan_call(None, None)), (exchange, _exchange_call), (merge_sort, _sort_call),
+                    (flag_heads, _discontinuity_call("heads")), (flag_tails, _discontinuity_call("tails")),
+                    (flag_heads_and_tails, _discontinuity_call("heads_tails")),
+                    (subtract_left, _adjacent_call("left")), (subtract_right, _adjacent_call("right")),
+                    (shuffle, _shuffle_call)):
     _extension.register_single_phase(_fn, _maker, _CONFIG)
