@@ -99,7 +99,7 @@ void coop__signature(coop__str *s, const coop__inst *in)
   coop__str_add(s, ")");
 }
 
-/* The primitives template of an instance: <type, geometry[, items][, algorithm | value type]>, the geometry a
+/* The primitives template of an instance: <type, geometry[, items][, algorithm][, value type]>, the geometry a
  * block's X, Y, Z or a logical warp's lanes; a family with key-value variants takes the value type (void for
  * keys alone). coop::block_reduce<float, 256, 1, 1, 4, cub::BLOCK_REDUCE_RAKING>; coop::warp_reduce<float, 8>;
  * coop::warp_merge_sort<float, 16, 4, void> */
@@ -110,7 +110,7 @@ static void tmpl_instance(coop__str *s, const coop__inst *in)
   if (f->scope == COOP__SCOPE_BLOCK) coop__str_printf(s, ", %d, %d", in->by, in->bz);
   if (coop__has_items(f)) coop__str_printf(s, ", %d", in->items);
   if (in->algo >= 0) coop__str_printf(s, ", %s", f->algos[in->algo].cub);
-  else if (coop__has_pairs(f)) coop__str_printf(s, ", %s", in->vtype >= 0 ? coop__vcpp(in) : "void");
+  if (coop__has_pairs(f)) coop__str_printf(s, ", %s", in->vtype >= 0 ? coop__vcpp(in) : "void");
   coop__str_add(s, ">");
 }
 

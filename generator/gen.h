@@ -21,6 +21,7 @@ enum {
   COOP__FAM_BLOCK_DISCONTINUITY,
   COOP__FAM_BLOCK_ADJACENT_DIFFERENCE,
   COOP__FAM_BLOCK_SHUFFLE,
+  COOP__FAM_BLOCK_RADIX_SORT,
   COOP__FAM_COUNT
 };
 /* Who cooperates: a thread block (geometry t<X>[x<Y>x<Z>]_i<items>), or a logical warp of L lanes (w<L>). */
@@ -98,6 +99,7 @@ typedef struct coop__family {
   int pow2_lanes; /* the family needs a power-of-two logical warp (a block family: thread count), whatever the
                      algorithm */
   int op_kind; /* COOP__K_*: its op's kind (0: COOP__K_REDUCE for operators, COOP__K_ORDER for predicates) */
+  const char *no_user_type; /* why its type (a sort's keys) cannot be a user type, or NULL */
 } coop__family;
 static inline int coop__warp_items(const coop__family *f) { return f->scope == COOP__SCOPE_WARP && f->warp_items; }
 /* Whether the symbol and the template take items per thread: every block family, and warp_items. */

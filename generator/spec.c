@@ -476,6 +476,12 @@ static coop_result check_group(coop_gen *gen, const sgroup *g)
       if (!coop__has_pairs(fam) || fam->variants[v].pairs == g->f[F_VALUES].given) p->variants[p->n_variants++] = v;
   if (!p->n_vtypes) p->vtypes[p->n_vtypes++] = -1;
 
+  for (int j = 0; fam->no_user_type && j < p->n_types; ++j)
+    if (p->types[j] >= coop__n_types) {
+      coop__log(gen, "%s: %s with user type '%s': %s", g->f[F_TYPE].v[j].where, fam->name, type_code(gen, p->types[j]),
+                fam->no_user_type);
+      goto out;
+    }
   /* A user type is opaque: only the user's operators know it. */
   for (int j = 0; fam->uses_op && j < p->n_types; ++j)
     for (int i = 0; p->types[j] >= coop__n_types && i < p->n_ops; ++i)

@@ -242,6 +242,25 @@ static const coop__variant shuffle_variants[] = {
    {P_SHUF_ITEMS, {"block_prefix", COOP__P_OUT, 0, 0, COOP__S_ONE}, P_TEMP}},
 };
 
+/* the radix sort's "algorithm" is its RADIX_BITS (a symbol's _r<bits>) */
+static const coop__algo radix_bits[] = {{"r1", "1"}, {"r2", "2"}, {"r3", "3"}, {"r4", "4"},
+                                        {"r5", "5"}, {"r6", "6"}, {"r7", "7"}, {"r8", "8"}};
+#define P_KEYS {"keys", COOP__P_INOUT, 0, 0, COOP__S_ITEMS}
+#define P_VALUES {"values", COOP__P_INOUT, 0, 0, COOP__S_ITEMS, COOP__E_VALUE}
+#define P_BITS {"begin_bit", COOP__P_INT, 0, 0, COOP__S_ONE}, {"end_bit", COOP__P_INT, 0, 0, COOP__S_ONE}
+#define RADIX(NAME, PAIRS, ...) {NAME, "radix_sort_" NAME, NAME, NULL, 0, {__VA_ARGS__}, NULL, PAIRS}
+static const coop__variant radix_sort_variants[] = {
+  RADIX("keys_asc", 0, P_KEYS, P_BITS, P_TEMP),
+  RADIX("keys_desc", 0, P_KEYS, P_BITS, P_TEMP),
+  RADIX("keys_asc_striped", 0, P_KEYS, P_BITS, P_TEMP),
+  RADIX("keys_desc_striped", 0, P_KEYS, P_BITS, P_TEMP),
+  RADIX("pairs_asc", 1, P_KEYS, P_VALUES, P_BITS, P_TEMP),
+  RADIX("pairs_desc", 1, P_KEYS, P_VALUES, P_BITS, P_TEMP),
+  RADIX("pairs_asc_striped", 1, P_KEYS, P_VALUES, P_BITS, P_TEMP),
+  RADIX("pairs_desc_striped", 1, P_KEYS, P_VALUES, P_BITS, P_TEMP),
+};
+#undef RADIX
+
 #define N(a) ((int)(sizeof(a) / sizeof((a)[0])))
 const coop__family coop__families[COOP__FAM_COUNT] = {
   {"block_load", "block_load.cuh", "coop::block_load", 0, load_algos, N(load_algos), 0, load_variants, N(load_variants)},
@@ -276,4 +295,9 @@ const coop__family coop__families[COOP__FAM_COUNT] = {
   {"block_adjacent_difference", "block_adjacent_difference.cuh", "coop::block_adjacent_difference", 1, NULL, 0, -1,
    adjacent_difference_variants, N(adjacent_difference_variants), COOP__SCOPE_BLOCK, 0, 0, COOP__K_DIFF},
   {"block_shuffle", "block_shuffle.cuh", "coop::block_shuffle", 0, NULL, 0, -1, shuffle_variants, N(shuffle_variants)},
+  /* keys: the integer and floating types CUB decomposes itself; values: any type */
+  {"block_radix_sort", "block_radix_sort.cuh", "coop::block_radix_sort", 0, radix_bits, N(radix_bits), 3,
+   radix_sort_variants, N(radix_sort_variants), COOP__SCOPE_BLOCK, 0, 0, 0,
+   "CUB's radix sort takes a user type as keys only with a decomposer into its arithmetic members, which "
+   "cooplink's user types (opaque bytes) do not declare (sort them with block_merge_sort and a comparator)"},
 };

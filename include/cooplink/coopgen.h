@@ -33,7 +33,8 @@
  *
  * Group fields:
  *   family     block_load | block_store | block_reduce | block_scan | block_exchange | block_merge_sort |
- *              block_discontinuity | block_adjacent_difference | block_shuffle | warp_reduce | warp_scan |
+ *              block_discontinuity | block_adjacent_difference | block_shuffle | block_radix_sort |
+ *              warp_reduce | warp_scan |
  *              warp_load | warp_store | warp_exchange | warp_merge_sort (required)
  *   type       i8 i16 i32 i64 u8 u16 u32 u64 f16 bf16 f32 f64, or a declared user type (required)
  *   threads    block families: X, XxY or XxYxZ; 1 <= X*Y*Z <= 1024, Z <= 64 (required); block_merge_sort:
@@ -67,8 +68,10 @@
  *              heads_tails_succ heads_tails_pred_succ (int flags; _pred: a tile predecessor item, thread 0's,
  *              _succ: a tile successor, the last thread's); block_adjacent_difference: left left_pred
  *              left_partial left_partial_pred right right_succ right_partial (_partial: valid items); block_shuffle:
- *              offset rotate (one item, int distance) up up_suffix down down_prefix. Default: every variant of
- *              the family.
+ *              offset rotate (one item, int distance) up up_suffix down down_prefix; block_radix_sort:
+ *              keys_asc keys_desc keys_asc_striped keys_desc_striped and pairs_* the same (int begin_bit, end_bit;
+ *              pairs with values). Default: every variant of the family (with values, those of pairs).
+ *   algorithm  (also) block_radix_sort: r1 .. r8, its radix bits a pass (default r4); keys of a built-in type.
  *   algorithm  (also) warp_load/warp_store: direct striped vectorize transpose (default direct);
  *              warp_exchange: smem shuffle (default smem; shuffle: items == lanes, built-in types, no
  *              scatter); block_exchange: smem smem_ts (CUB's warp time slicing; default smem; smem_ts has no

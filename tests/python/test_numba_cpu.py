@@ -798,3 +798,49 @@ def test_block_discontinuity_adjacent_difference_shuffle_errors():
     with pytest.raises(ValueError) as e:
         coop.block.make_shuffle(np.float32, 64, 2, mode="sideways")
     assert str(e.value) == "mode='sideways': use one of offset, rotate, up, down"
+
+
+def test_block_radix_sort():
+    """cuda.coop's make_radix_sort_keys and make_radix_sort_keys_descending, cooplink's make_radix_sort_pairs
+    and the radix_sort call: the bit range given or left to every bit; compiled, linked, inlined."""
+    asc = coop.block.make_radix_sort_keys(np.uint32, 128, 4)
+    desc = coop.block.make_radix_sort_keys_descending(np.float32, 128, 4, radix_bits=5, striped=True)
+    pairs = coop.block.make_radix_sort_pairs(np.int64, np.float64, 128, 2, descending=True)
+    assert asc.name == "block_radix_sort_keys_asc_u32_t128_i4_r4" and asc.temp_storage_bytes > 0
+    assert desc.name == "block_radix_sort_keys_desc_striped_f32_t128_i4_r5"
+    assert pairs.name == "block_radix_sort_pairs_desc_i64_f64_t128_i2_r4"
+
+    def k(d_in, d_f, d_out, b, e):
+        t = cuda.threadIdx.x
+        a = coop.local.array(4, numba.uint32)
+        x = coop.local.array(4, numba.float32)
+        kk = coop.local.array(2, numba.int64)
+        v = coop.local.array(2, numba.float64)
+        for i in range(4):
+            a[i] = d_in[t * 4 + i]
+            x[i] = d_f[t * 4 + i]
+        for i in range(2):
+            kk[i] = d_in[t * 2 + i]
+            v[i] = d_f[t * 2 + i]
+        asc(a)
+        cuda.syncthreads()
+        asc(a, b, e)
+        cuda.syncthreads()
+        desc(x)
+        cuda.syncthreads()
+        pairs(kk, v)
+        cuda.syncthreads()
+        coop.block.radix_sort(a, 0, 16, descending=True, threads=128)
+        for i in range(4):
+            d_out[t * 4 + i] = a[i] + x[i] + kk[i % 2] + v[i % 2]
+    assert_inlined(compile_and_link(k, (types.uint32[::1], F, F, types.int32, types.int32)))
+
+
+def test_block_radix_sort_errors():
+    KVd = np.dtype([("key", np.int32), ("tag", np.int32)], align=True)
+    with pytest.raises(ValueError) as e:
+        coop.block.make_radix_sort_keys(KVd, 64, 2)
+    assert "CUB's radix sort takes a record as keys only with a decomposer" in str(e.value)
+    with pytest.raises(ValueError) as e:
+        coop.block.make_radix_sort_keys(np.uint32, 64, 2, radix_bits=9)
+    assert str(e.value) == "radix_bits=9: give an int from 1 to 8"

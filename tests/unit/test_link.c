@@ -380,3 +380,24 @@ Test(link, block_discontinuity_adjacent_difference_shuffle, .timeout = 600)
                      "  coop_block_shuffle_down_prefix_i32_t32x3x1_i3(a, b, &p, temp);\n"
                      "  for (int i = 0; i < 3; ++i) out[t * 3 + i] = b[i] + x + s + p;\n}\n");
 }
+
+Test(link, block_radix_sort, .timeout = 600)
+{
+  /* keys ascending over a bit range, descending to striped, key-value pairs (float keys, int values), inlined */
+  coop_gen_group g[] = {{.family = "block_radix_sort", .type = "u32", .threads = "128", .items = "4",
+                         .variant = "keys_asc,keys_desc_striped"},
+                        {.family = "block_radix_sort", .type = "f32", .values = "i32", .threads = "128", .items = "4",
+                         .algorithm = "r5", .variant = "pairs_asc"}};
+  check_family(g, 2,
+               "extern \"C\" __global__ void __launch_bounds__(128) k(const unsigned *in, float *f, int *out, int b, int e) {\n"
+               "  __shared__ __align__(16) unsigned char temp[16 * 1024];\n"
+               "  const int t = threadIdx.x;\n"
+               "  unsigned a[4];\n  float x[4];\n  int v[4];\n"
+               "  for (int i = 0; i < 4; ++i) { a[i] = in[t * 4 + i]; x[i] = f[t * 4 + i]; v[i] = t * 4 + i; }\n"
+               "  coop_block_radix_sort_keys_asc_u32_t128_i4_r4(a, b, e, temp);\n"
+               "  __syncthreads();\n"
+               "  coop_block_radix_sort_keys_desc_striped_u32_t128_i4_r4(a, 0, 32, temp);\n"
+               "  __syncthreads();\n"
+               "  coop_block_radix_sort_pairs_asc_f32_i32_t128_i4_r5(x, v, 0, 32, temp);\n"
+               "  for (int i = 0; i < 4; ++i) { out[t * 4 + i] = (int)a[i] + v[i]; f[t * 4 + i] = x[i]; }\n}\n");
+}

@@ -35,7 +35,7 @@ Test(spec, unknown_family)
   expect_group(GROUP(.family = "block_foo", .type = "f32", .threads = "128"), E,
                "--family: unknown family 'block_foo' (known: block_load block_store block_reduce block_scan warp_reduce "
                "warp_scan warp_load warp_store warp_exchange warp_merge_sort block_exchange block_merge_sort block_discontinuity "
-               "block_adjacent_difference block_shuffle)\n");
+               "block_adjacent_difference block_shuffle block_radix_sort)\n");
 }
 Test(spec, unknown_type)
 {
@@ -664,4 +664,34 @@ Test(spec, discontinuity_adjacent_difference_shuffle_refusals)
                "--op: block_shuffle takes no op\n");
   expect_group(GROUP(.family = "block_discontinuity", .type = "f32", .threads = "64"), E,
                "flags: missing --op (required for block_discontinuity)\n");
+}
+
+Test(spec, radix_sort)
+{
+  /* keys by default (asc, desc, blocked, striped), radix bits as the algorithm (_r<bits>, default 4), pairs with
+   * a value type (a user type too); a user type as keys refused, saying why */
+  cr_assert_eq(coop_gen_add_type(gen, "rgb", 3, 1), COOP_SUCCESS);
+  expect_group(GROUP(.family = "block_radix_sort", .type = "rgb", .threads = "64"), E,
+               "--type: block_radix_sort with user type 'rgb': CUB's radix sort takes a user type as keys only with a "
+               "decomposer into its arithmetic members, which cooplink's user types (opaque bytes) do not declare (sort "
+               "them with block_merge_sort and a comparator)\n");
+  expect_group(GROUP(.family = "block_radix_sort", .type = "u32", .threads = "64", .algorithm = "r9"), E,
+               "--algorithm: unknown algorithm 'r9' for block_radix_sort (known: r1 r2 r3 r4 r5 r6 r7 r8)\n");
+  coop_gen_group k = {.family = "block_radix_sort", .type = "i16,f32", .threads = "7x3", .items = "2"};
+  cr_assert_eq(coop_gen_add_group(gen, &k), COOP_SUCCESS, "%s", coopt_gen_log(gen));
+  coop_gen_group p = {.family = "block_radix_sort", .type = "u64", .threads = "256", .items = "4", .values = "rgb",
+                      .algorithm = "r6", .variant = "pairs_desc_striped"};
+  cr_assert_eq(coop_gen_add_group(gen, &p), COOP_SUCCESS, "%s", coopt_gen_log(gen));
+  size_t n = 0;
+  coop_gen_get_symbol_count(gen, &n);
+  cr_assert_eq(n, 2 * 4 + 1, "%zu", n);
+  cr_assert_eq(coop_gen_add_symbol(gen, "coop_block_radix_sort_pairs_asc_striped_bf16_u32_t32x2x2_i9_r8"), COOP_SUCCESS,
+               "%s", coopt_gen_log(gen));
+  char *src = NULL;
+  cr_assert_eq(coop_gen_get_source(gen, &src), COOP_SUCCESS);
+  cr_assert_not_null(strstr(src, "coop::block_radix_sort<cuda::std::uint64_t, 256, 1, 1, 4, 6, coop_user_rgb>"), "%s", src);
+  cr_assert_not_null(strstr(src, "coop::block_radix_sort<cuda::std::int16_t, 7, 3, 1, 2, 4, void>"), "%s", src);
+  cr_assert_not_null(strstr(src, "void coop_block_radix_sort_pairs_asc_striped_bf16_u32_t32x2x2_i9_r8(__nv_bfloat16 *keys, "
+                                 "cuda::std::uint32_t *values, int begin_bit, int end_bit, void *temp)"), "%s", src);
+  free(src);
 }

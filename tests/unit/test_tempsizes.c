@@ -133,6 +133,17 @@ static const probe PROBES[] = {
    "cub::BlockShuffle<unsigned char, 1, 1, 1>::TempStorage", 0},
   {{"block_shuffle", "big", NULL, "8x8x2", "3", NULL, "down_prefix"}, "coop_block_shuffle_down_prefix_big_t8x8x2_i3",
    "cub::BlockShuffle<big, 8, 8, 2>::TempStorage", 0},
+  /* radix sort: radix bits, odd and 3-D blocks, user-type values */
+  {{"block_radix_sort", "u32", NULL, "65", "3", "r4", "keys_asc"}, "coop_block_radix_sort_keys_asc_u32_t65_i3_r4",
+   "cub::BlockRadixSort<unsigned int, 65, 3>::TempStorage", 0},
+  {{"block_radix_sort", "f16", NULL, "4x4x2", "5", "r7", "keys_desc_striped"},
+   "coop_block_radix_sort_keys_desc_striped_f16_t4x4x2_i5_r7",
+   "cub::BlockRadixSort<__half, 4, 5, cub::NullType, 7, true, cub::BLOCK_SCAN_WARP_SCANS, cudaSharedMemBankSizeFourByte, 4, "
+   "2>::TempStorage", 0},
+  {{"block_radix_sort", "i64", NULL, "96", "2", "r1", "pairs_asc", NULL, "big"}, "coop_block_radix_sort_pairs_asc_i64_big_t96_i2_r1",
+   "cub::BlockRadixSort<long long, 96, 2, big, 1>::TempStorage", 0},
+  {{"block_radix_sort", "u8", NULL, "1", "1", "r8", "pairs_desc", NULL, "f64"}, "coop_block_radix_sort_pairs_desc_u8_f64_t1_i1_r8",
+   "cub::BlockRadixSort<unsigned char, 1, 1, double, 8>::TempStorage", 0},
 };
 #define N_PROBES (sizeof PROBES / sizeof PROBES[0])
 static const char USER_TYPES[] = "rgb:3:1,mat2:16:8,big:48:16";
@@ -158,7 +169,7 @@ Test(tempsizes, equal_nvcc_host_sizeof, .timeout = 600)
              "#include <cub/warp/warp_exchange.cuh>\n#include <cub/warp/warp_merge_sort.cuh>\n"
              "#include <cub/block/block_exchange.cuh>\n#include <cub/block/block_merge_sort.cuh>\n"
              "#include <cub/block/block_discontinuity.cuh>\n#include <cub/block/block_adjacent_difference.cuh>\n"
-             "#include <cub/block/block_shuffle.cuh>\n"
+             "#include <cub/block/block_shuffle.cuh>\n#include <cub/block/block_radix_sort.cuh>\n"
              "#include <cuda_fp16.h>\n#include <cuda_bf16.h>\n#include <cstdio>\n%s"
              "int main() {\n", USER_STRUCTS);
   for (size_t i = 0; i < N_PROBES; ++i)

@@ -8,8 +8,8 @@ Python call takes the parameters in manifest order, by position or by name, exce
   (the scan's aggregate), written to a one-element array given by name, else not computed;
 - an `items` parameter of one item takes a scalar (in) or is returned when not given (out), as cuda.coop's
   items_per_thread == 1 forms do;
-- an `in` of one element that is optional (a default from the family: the oob default, the initial value)
-  may be left out;
+- an `in` of one element or an int that is optional (a default from the family: the oob default, the
+  initial value, a radix sort's bit range) may be left out;
 - an `out` of several items left out, right after an `in` of items of the same type, is written in place
   into that array (cuda.coop's exchange(temp_storage, items)).
 Nothing here knows a family: the rules follow from the parameter list.
@@ -248,7 +248,7 @@ def _bind(entry, dtype, args, kws, optional_in, first_is_temp):
                     and return_param is None:
                 return_param = p
                 c_args.append(Arg(p, "return"))
-            elif p["kind"] == "in" and p.get("shape") == "one" and name in optional_in:
+            elif (p["kind"] == "in" and p.get("shape") == "one" or p["kind"] == "int") and name in optional_in:
                 c_args.append(Arg(p, "default"))
             else:
                 raise BindError(f"{symbol}: missing argument '{name}' ({p['decl']})")

@@ -370,6 +370,9 @@ def emit_call(context, builder, sig, args, call):
             ret_slot = slot("coop_result")
             values.append(builder.bitcast(ret_slot, I8P))
             continue
+        if a.source == "default" and p["kind"] == "int":  # by value (a radix sort's bit range)
+            values.append(ir.Constant(ir.IntType(32), int(prim.default_value(p["name"]))))
+            continue
         if a.source == "default":
             dslot = slot(p["name"])
             value = prim.default_value(p["name"])

@@ -267,6 +267,9 @@ class Primitive:
             if self.initial is not None:
                 return self.initial
             return identity(self.op, self.dtype)
+        if name == "end_bit":  # every bit of the key
+            from numba.np.numpy_support import as_dtype
+            return 16 if self.code.split("_")[0] == "bf16" else 8 * np.dtype(as_dtype(self.dtype)).itemsize
         return 0
 
     def scope_barrier(self, builder):

@@ -2,9 +2,10 @@
 
 Factories with cuda.coop 1.0.2's names and parameters (make_load, make_store, make_reduce, make_sum,
 make_exclusive_sum, make_inclusive_sum, make_exclusive_scan, make_inclusive_scan, make_scan, make_exchange,
-make_merge_sort_keys), cooplink's make_merge_sort_pairs, make_discontinuity, make_adjacent_difference and
-make_shuffle, and calls with no factory inside a kernel (load, store, reduce, sum, exclusive_scan,
-inclusive_scan, exclusive_sum, inclusive_sum, scan, exchange, merge_sort, flag_heads, flag_tails,
+make_merge_sort_keys, make_radix_sort_keys, make_radix_sort_keys_descending), cooplink's
+make_merge_sort_pairs, make_radix_sort_pairs, make_discontinuity, make_adjacent_difference and make_shuffle,
+and calls with no factory inside a kernel (load, store, reduce, sum, exclusive_scan,
+inclusive_scan, exclusive_sum, inclusive_sum, scan, exchange, merge_sort, radix_sort, flag_heads, flag_tails,
 flag_heads_and_tails, subtract_left, subtract_right, shuffle) that take the dtype and items per thread from
 their arguments and the block shape from the launch (or threads=).
 
@@ -16,6 +17,8 @@ the scan aggregate (`aggregate=<one-element array>`), the running prefix across 
 import enum
 import re
 
+import numpy as np
+
 from numba.cuda import types
 
 from . import _extension
@@ -24,7 +27,8 @@ from ._primitive import (ALGORITHM_ALIASES, Primitive, Variant, block_shape, che
 __all__ = ["make_load", "make_store", "make_reduce", "make_sum", "make_exclusive_sum", "make_inclusive_sum",
            "make_exclusive_scan", "make_inclusive_scan", "make_scan", "make_exchange", "BlockExchangeType",
            "make_merge_sort_keys", "make_merge_sort_pairs", "make_discontinuity", "make_adjacent_difference",
-           "make_shuffle", "load", "store", "reduce", "sum", "exclusive_scan", "inclusive_scan", "exclusive_sum",
+           "make_shuffle", "make_radix_sort_keys", "make_radix_sort_keys_descending", "make_radix_sort_pairs",
+           "radix_sort", "load", "store", "reduce", "sum", "exclusive_scan", "inclusive_scan", "exclusive_sum",
            "inclusive_sum", "scan", "exchange", "merge_sort", "flag_heads", "flag_tails", "flag_heads_and_tails",
            "subtract_left", "subtract_right", "shuffle"]
 
@@ -171,6 +175,17 @@ def _difference_op(op, dtype):
     raise ValueError(f"difference_op={op!r}: use 'sub' ('-') or a Python function op(a, b)")
 
 
+def _radix_sort(keys, values, block, items, descending, striped, radix_bits):
+    if isinstance(keys, types.Record):
+        raise ValueError(f"dtype={keys}: CUB's radix sort takes a record as keys only with a decomposer into its "
+                         f"fields, which cooplink does not take (sort records with make_merge_sort_keys)")
+    if not isinstance(radix_bits, (int, np.integer)) or isinstance(radix_bits, bool) or not 1 <= radix_bits <= 8:
+        raise ValueError(f"radix_bits={radix_bits!r}: give an int from 1 to 8")
+    kind = f"{'pairs' if values is not None else 'keys'}_{'desc' if descending else 'asc'}{'_striped' if striped else ''}"
+    return Primitive("block_radix_sort", keys, block, check_items(items), f"r{int(radix_bits)}", None,
+                     [Variant(kind, f"radix_sort_{kind}", optional_in=("begin_bit", "end_bit"))], values=values)
+
+
 def _discontinuity(dtype, block, items, mode, flag_op):
     op = _flag_op(flag_op, dtype)
     return Primitive("block_discontinuity", dtype, block, check_items(items), None, op,
@@ -288,6 +303,27 @@ def make_merge_sort_pairs(keys_dtype, values_dtype, threads_per_block, items_per
     return _merge_sort(nb, numba_dtype(values_dtype, "values_dtype"), block, items, compare_op)
 
 
+def make_radix_sort_keys(dtype, threads_per_block, items_per_thread, radix_bits=4, striped=False):
+    """BlockRadixSort of keys, ascending (cuda.coop 1.0.2's name and first parameters). In a kernel: sort(keys[,
+    begin_bit, end_bit]) sorts the block's blocked tile in place over the key bits [begin_bit, end_bit) (default:
+    every bit), stably; striped=True leaves it striped (CUB's SortBlockedToStriped)."""
+    nb, block, items = _setup(dtype, threads_per_block, items_per_thread)
+    return _radix_sort(nb, None, block, items, False, striped, radix_bits)
+
+
+def make_radix_sort_keys_descending(dtype, threads_per_block, items_per_thread, radix_bits=4, striped=False):
+    """BlockRadixSort of keys, descending (cuda.coop 1.0.2's name). In a kernel: sort(keys[, begin_bit, end_bit])."""
+    nb, block, items = _setup(dtype, threads_per_block, items_per_thread)
+    return _radix_sort(nb, None, block, items, True, striped, radix_bits)
+
+
+def make_radix_sort_pairs(keys_dtype, values_dtype, threads_per_block, items_per_thread, descending=False,
+                          radix_bits=4, striped=False):
+    """BlockRadixSort of key-value pairs. In a kernel: sort(keys, values[, begin_bit, end_bit])."""
+    nb, block, items = _setup(keys_dtype, threads_per_block, items_per_thread)
+    return _radix_sort(nb, numba_dtype(values_dtype, "values_dtype"), block, items, descending, striped, radix_bits)
+
+
 def make_discontinuity(dtype, threads_per_block, items_per_thread, flag_op="ne", mode="heads"):
     """BlockDiscontinuity (cooplink's). mode 'heads': flags(head_flags, items[, tile_predecessor]); 'tails':
     flags(tail_flags, items[, tile_successor]); 'heads_tails': flags(head_flags, tail_flags, items[,
@@ -320,7 +356,7 @@ def make_shuffle(dtype, threads_per_block, items_per_thread=1, mode="up"):
 
 _CONFIG = ("threads", "algorithm", "items_per_thread", "op", "binary_op", "scan_op", "mode", "exchange_type",
            "warp_time_slicing", "compare_op", "flag_op",
-           "difference_op")
+           "difference_op", "descending", "striped", "radix_bits")
 
 
 def _literal(t, what, kinds):
@@ -466,6 +502,20 @@ def _adjacent_call(direction):
     return make
 
 
+def _radix_call(args, kws):
+    name = "coop.block.radix_sort"
+    _need(args, 1, name, "the keys")
+    keys = _dtype_of(args[0], name, "keys")
+    values = _dtype_of(args[1], name, "values") if len(args) > 1 and isinstance(args[1], types.Array) else None
+    desc = _literal(kws.get("descending"), f"{name}: descending", (int,)) if not isinstance(
+        kws.get("descending"), types.BooleanLiteral) else kws["descending"].literal_value
+    striped = kws["striped"].literal_value if isinstance(kws.get("striped"), types.BooleanLiteral) else \
+        _literal(kws.get("striped"), f"{name}: striped", (int,))
+    bits = _literal(kws.get("radix_bits"), f"{name}: radix_bits", (int,)) or 4
+    return _radix_sort(keys, values, _call_shape(kws, name), _call_items(args[0], kws, name, "keys"), bool(desc),
+                       bool(striped), bits)
+
+
 def _shuffle_call(args, kws):
     name = "coop.block.shuffle"
     _need(args, 2, name, "the items (and the output or distance)")
@@ -492,6 +542,8 @@ scan = _stub("scan", "scan(items_in, items_out, mode='exclusive', op='sum', ...)
 exchange = _stub("exchange", "exchange(items_in[, items_out][, ranks[, is_valid]], exchange_type='striped_to_blocked', "
                              "warp_time_slicing=False, threads=)")
 merge_sort = _stub("merge_sort", "merge_sort(keys[, values][, num_valid, oob_default], compare_op='less', threads=)")
+radix_sort = _stub("radix_sort", "radix_sort(keys[, values][, begin_bit, end_bit], descending=False, striped=False, "
+                                 "radix_bits=4, threads=)")
 flag_heads = _stub("flag_heads", "flag_heads(head_flags, items[, tile_predecessor], flag_op='ne', threads=)")
 flag_tails = _stub("flag_tails", "flag_tails(tail_flags, items[, tile_successor], flag_op='ne', threads=)")
 flag_heads_and_tails = _stub("flag_heads_and_tails", "flag_heads_and_tails(head_flags, tail_flags, items[, "
@@ -511,5 +563,5 @@ for _fn, _maker in ((load, _load_store_call("block_load")), (store, _load_store_
                     (flag_heads, _discontinuity_call("heads")), (flag_tails, _discontinuity_call("tails")),
                     (flag_heads_and_tails, _discontinuity_call("heads_tails")),
                     (subtract_left, _adjacent_call("left")), (subtract_right, _adjacent_call("right")),
-                    (shuffle, _shuffle_call)):
+                    (shuffle, _shuffle_call), (radix_sort, _radix_call)):
     _extension.register_single_phase(_fn, _maker, _CONFIG)
