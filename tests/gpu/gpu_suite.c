@@ -88,9 +88,10 @@ static void symbol_of(kase *k)
              TY[k->type].code, k->var >= 2 ? "_u32" : "", geo);
     return;
   }
-  if (k->fam == FAM_BEXCH) {
-    snprintf(k->sym, sizeof k->sym, "coop_block_exchange_%s_%s_%s_i%d_%s", VARS[k->fam][k->var], TY[k->type].code, geom,
-             k->n, ALGOS[k->fam][k->algo]);
+  if (k->fam == FAM_BEXCH || k->fam == FAM_BRADIX) { /* pairs: u32 values */
+    snprintf(k->sym, sizeof k->sym, "coop_block_%s_%s_%s%s_%s_i%d_%s", k->fam == FAM_BEXCH ? "exchange" : "radix_sort",
+             VARS[k->fam][k->var], TY[k->type].code, k->fam == FAM_BRADIX && k->var >= 4 ? "_u32" : "", geom, k->n,
+             ALGOS[k->fam][k->algo]);
     return;
   }
   if (is_block2_fam(k->fam)) { /* <family stem>_<variant>[_<op>]_<type>_<geometry>_i<items> */
@@ -168,6 +169,7 @@ static void build_cases(void)
               if (fam == FAM_BEXCH && algo == 1 && var >= 6) continue; /* refused: CUB does not time-slice them */
               if (fam == FAM_BSORT && type == T_MAT2 && algo != 2) continue; /* an opaque key: its comparator */
               if ((fam == FAM_BDISC || fam == FAM_BADJ) && type == T_MAT2 && strcmp(ALGOS[fam][algo], "custom")) continue;
+              if (fam == FAM_BRADIX && type == T_MAT2) continue; /* refused: no decomposer */
               int s = ctr % N_SHAPES;
               while (!shape_ok(fam, var, algo, SHAPES[s])) s = (s + 1) % N_SHAPES;
               k.bx = SHAPES[s][0];
@@ -486,10 +488,11 @@ static void build_shard(int s)
         g.algorithm = ALGOS[k->fam][k->algo];
       }
     }
-    if (is_block2_fam(k->fam) && !is_sort_fam(k->fam) && k->fam != FAM_BEXCH) { /* flag and difference ops */
+    if (k->fam == FAM_BDISC || k->fam == FAM_BADJ || k->fam == FAM_BSHUF) { /* flag and difference ops */
       g.algorithm = NULL;
       g.op = block2_op(k, custom, sizeof custom);
     }
+    if (k->fam == FAM_BRADIX) g.values = k->var >= 4 ? "u32" : NULL;
     if (is_sort_fam(k->fam)) { /* its comparator; pairs: u32 values */
       g.algorithm = NULL;
       snprintf(custom, sizeof custom, "custom:sortcmp_%s", TY[k->type].code);

@@ -74,6 +74,17 @@ void block2_kernel_source(FILE *f, const kase *k, int idx)
     fprintf(f, "  for (int i = 0; i < %d; ++i) out[(b * %d + tid) * %d + i] = res[i];\n}\n\n", n, bt, n);
     return;
   }
+  if (k->fam == FAM_BRADIX) { /* block b sorts the bit range RANGES[b]; pairs carry each item's place */
+    const int kb = (int)TY[k->type].size * 8;
+    fprintf(f, "  const int range[4][2] = {{0, %d}, {0, %d}, {3, %d}, {5, 5}};\n  unsigned vals[%d];\n"
+               "  for (int i = 0; i < %d; ++i) vals[i] = tid * %d + i;\n  (void)vals;\n",
+            kb, kb / 2, kb - 2, n, n, n);
+    fprintf(f, "  %s(items, %srange[b %% 4][0], range[b %% 4][1], smem);\n", k->sym, k->var >= 4 ? "vals, " : "");
+    fprintf(f, "  for (int i = 0; i < %d; ++i) out[(b * %d + tid) * %d + i] = items[i];\n", n, bt, n);
+    if (k->var >= 4) fprintf(f, "  for (int i = 0; i < %d; ++i) ((unsigned *)out2)[(b * %d + tid) * %d + i] = vals[i];\n", n, bt, n);
+    fprintf(f, "}\n\n");
+    return;
+  }
   /* the merge sort: pairs carry each item's place in the tile as a u32 value */
   fprintf(f, "  unsigned vals[%d];\n  for (int i = 0; i < %d; ++i) vals[i] = tid * %d + i;\n  (void)vals;\n", n, n, n);
   fprintf(f, "  %s(items, %s%ssmem);\n", k->sym, k->var >= 2 ? "vals, " : "", k->var % 2 ? "valid[b], &aux[b], " : "");
@@ -85,6 +96,8 @@ void block2_kernel_source(FILE *f, const kase *k, int idx)
 static int block2_other_check(const kase *k, const unsigned char *in, const unsigned char *out,
                               const unsigned char *out2, const unsigned char *aux, const int *valid, char *msg,
                               size_t msize);
+static int radix_check(const kase *k, const unsigned char *in, const unsigned char *out, const unsigned char *out2,
+                       char *msg, size_t msize);
 
 /* Place in the tile of thread th's item i: blocked, striped, warp-striped (warps of min(bt, 32) lanes). */
 static int place(int how, int th, int i, int bt, int n)
@@ -105,6 +118,7 @@ int block2_check(const kase *k, const unsigned char *in, const unsigned char *ou
   char where[48];
   if (k->fam == FAM_BDISC || k->fam == FAM_BADJ || k->fam == FAM_BSHUF)
     return block2_other_check(k, in, out, out2, aux, valid, msg, msize);
+  if (k->fam == FAM_BRADIX) return radix_check(k, in, out, out2, msg, msize);
   if (k->fam == FAM_BSORT) {
     for (int b = 0; b < GRID; ++b) {
       const size_t at = (size_t)b * tile;
@@ -195,7 +209,7 @@ void block2_prelude(FILE *f, const kase *cases, int first, int count)
 
 size_t block2_out2_items(const kase *k, size_t n_in, size_t es)
 {
-  if (is_sort_fam(k->fam)) return (n_in * 4 + es - 1) / es;
+  if (is_sort_fam(k->fam) || k->fam == FAM_BRADIX) return (n_in * 4 + es - 1) / es;
   if (k->fam == FAM_BDISC) return (n_in * 8 + es - 1) / es;
   return 0;
 }
@@ -308,4 +322,72 @@ static int block2_other_check(const kase *k, const unsigned char *in, const unsi
     }
   }
   return 1;
+}
+
+/* ---- radix sort ---- */
+
+/* CUB's bit-ordered key (radix_rank_sort_operations.cuh): signed integers with the sign bit flipped, floats
+ * with the sign bit flipped when clear and every bit when set, -0.0 as +0.0 */
+static uint64_t bit_ordered(const kase *k, const unsigned char *p)
+{
+  const tinfo *t = &TY[k->type];
+  const int bits = t->size * 8;
+  const uint64_t high = 1ull << (bits - 1), all = bits == 64 ? ~0ull : (1ull << bits) - 1;
+  uint64_t u = 0;
+  memcpy(&u, p, (size_t)t->size);
+  if (t->is_int) return t->is_signed ? u ^ high : u;
+  if (u == high) u = 0; /* -0.0 */
+  return (u & high ? ~u : u ^ high) & all;
+}
+
+static _Thread_local const uint64_t *radix_digits;
+static _Thread_local int radix_desc;
+static int radix_cmp(const void *pa, const void *pb)
+{
+  const int a = *(const int *)pa, b = *(const int *)pb;
+  const uint64_t x = radix_digits[a], y = radix_digits[b];
+  if (x != y) return (x < y) == !radix_desc ? -1 : 1;
+  return (a > b) - (a < b); /* stable */
+}
+
+static int radix_check(const kase *k, const unsigned char *in, const unsigned char *out, const unsigned char *out2,
+                       char *msg, size_t msize)
+{
+  const size_t es = (size_t)TY[k->type].size;
+  const int bt = k->bx * k->by * k->bz, n = k->n, tile = bt * n, kb = (int)es * 8;
+  const int range[4][2] = {{0, kb}, {0, kb / 2}, {3, kb - 2}, {5, 5}};
+  const int desc = k->var % 2, striped = k->var % 4 >= 2, pairs = k->var >= 4;
+  uint64_t *digits = malloc((size_t)tile * sizeof *digits);
+  int *order = malloc((size_t)tile * sizeof *order), ok = 1;
+  for (int b = 0; b < GRID && ok; ++b) {
+    const int lo = range[b % 4][0], w = range[b % 4][1] - lo;
+    const unsigned char *x = in + (size_t)b * tile * es;
+    for (int j = 0; j < tile; ++j) {
+      const uint64_t v = bit_ordered(k, x + (size_t)j * es) >> lo;
+      digits[j] = w >= 64 ? v : v & ((1ull << w) - 1);
+      order[j] = j;
+    }
+    radix_digits = digits;
+    radix_desc = desc;
+    qsort(order, (size_t)tile, sizeof *order, radix_cmp);
+    for (int th = 0; th < bt && ok; ++th)
+      for (int i = 0; i < n && ok; ++i) {
+        const int p = striped ? i * bt + th : th * n + i, slot = th * n + i;
+        if (memcmp(out + ((size_t)b * tile + slot) * es, x + (size_t)order[p] * es, es) != 0) {
+          snprintf(msg, msize, "block %d (bits %d..%d) thread %d item %d: key bytes differ (the stable order's item %d)",
+                   b, lo, lo + w, th, i, order[p]);
+          ok = 0;
+        }
+        uint32_t v;
+        memcpy(&v, out2 + ((size_t)b * tile + slot) * 4, 4);
+        if (ok && pairs && v != (uint32_t)order[p]) {
+          snprintf(msg, msize, "block %d (bits %d..%d) thread %d item %d: value %u, the stable order's %d", b, lo, lo + w,
+                   th, i, v, order[p]);
+          ok = 0;
+        }
+      }
+  }
+  free(digits);
+  free(order);
+  return ok;
 }
