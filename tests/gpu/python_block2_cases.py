@@ -1,4 +1,5 @@
-"""Block exchange and block merge sort cases of the cooplink.numba GPU suite (python_suite.py): 1-, 2- and
+"""Block exchange, merge sort, discontinuity, adjacent difference, shuffle and radix sort cases of the
+cooplink.numba GPU suite (python_suite.py): 1-, 2- and
 3-D blocks, both call forms. An exchange case runs every BlockExchangeType (time-sliced where CUB has it;
 striped to blocked in place, with one array), the scatters by a permutation of the tile (the guarded one
 skipping a third of the items by negative ranks, the flagged one another third); a sort case sorts int32 keys
@@ -297,4 +298,184 @@ def block2_cases():
         out.append(BlockExchangeCase(tname, ("factory", "single")[i % 2], shape, [1, 3, 4, 8][i % 4], i % 3 == 2))
     for i, shape in enumerate([(64, 1, 1), (16, 8, 1), (8, 4, 2), (128, 1, 1), (2, 1, 1), (1, 1, 1)]):
         out.append(BlockSortCase(("factory", "single")[i % 2], shape, [1, 3, 4, 2, 5, 7][i]))
+    for i, (tname, shape) in enumerate([(t, s) for t in ("int32", "float32", "uint16", "int64") for s in
+                                        ((64, 1, 1), (7, 3, 1), (4, 4, 2))]):
+        out.append(BlockMiscCase(tname, ("factory", "single")[i % 2], shape, [1, 3, 4][i % 3]))
     return out
+
+
+class BlockMiscCase:
+    """Discontinuity (heads; heads and tails with a predecessor and a successor), adjacent difference (left;
+    left over a partial tile; right with a successor), shuffle (up with the suffix, down, rotate, offset) and
+    radix sort (keys ascending; key-value pairs descending over a bit range, the values their places) on one
+    block shape and type, factory or call form. Inputs 0..7 (runs and ties); checked against numpy."""
+
+    def __init__(self, tname, form, shape, items):
+        self.tname, self.form, self.shape, self.items = tname, form, shape, items
+        self.bt = shape[0] * shape[1] * shape[2]
+        self.name = f"bmisc   {form:7} {tname:8} block={shape} items={items:2}"
+
+    def primitives(self):
+        T, B, N = np.dtype(self.tname), self.shape, self.items
+        return [coop.block.make_discontinuity(T, B, N), coop.block.make_discontinuity(T, B, N, mode="heads_tails"),
+                coop.block.make_adjacent_difference(T, B, N), coop.block.make_adjacent_difference(T, B, N, direction="right"),
+                coop.block.make_shuffle(T, B, N, "up"), coop.block.make_shuffle(T, B, N, "down"),
+                coop.block.make_shuffle(T, B, 1, "rotate"), coop.block.make_shuffle(T, B, 1, "offset"),
+                coop.block.make_radix_sort_keys(T, B, N), coop.block.make_radix_sort_pairs(T, np.uint32, B, N, descending=True)]
+
+    def kernel(self):
+        T, N, bt, B = numba.from_dtype(np.dtype(self.tname)), self.items, self.bt, self.shape
+        bx, by = B[0], B[1]
+        heads, both, left, right, up, down, rot, off, rasc, rdesc = self.primitives()
+        bits = np.dtype(self.tname).itemsize * 8
+        single = self.form == "single"
+
+        def k(d_in, o_h, o_h2, o_t2, o_l, o_lp, o_r, o_up, o_dn, o_sfx, o_rot, o_off, o_ra, o_rk, o_rv, n):
+            tid = cuda.threadIdx.x + cuda.threadIdx.y * bx + cuda.threadIdx.z * bx * by
+            b = cuda.blockIdx.x
+            base = (b * bt + tid) * N
+            a = coop.local.array(N, T)
+            y = coop.local.array(N, T)
+            h = coop.local.array(N, numba.int32)
+            f = coop.local.array(N, numba.int32)
+            s = coop.local.array(1, T)
+            o = coop.local.array(1, T)
+            v = coop.local.array(N, numba.uint32)
+            for i in range(N):
+                a[i] = d_in[base + i]
+            if single:
+                coop.block.flag_heads(h, a, threads=B)
+            else:
+                heads(h, a)
+            for i in range(N):
+                o_h[base + i] = h[i]
+            cuda.syncthreads()
+            both(h, f, a, T(5), tile_successor=T(6))
+            for i in range(N):
+                o_h2[base + i] = h[i]
+                o_t2[base + i] = f[i]
+            cuda.syncthreads()
+            if single:
+                coop.block.subtract_left(a, y, threads=B)
+            else:
+                left(a, y)
+            for i in range(N):
+                o_l[base + i] = y[i]
+            cuda.syncthreads()
+            left(a, y, n)
+            for i in range(N):
+                o_lp[base + i] = y[i]
+            cuda.syncthreads()
+            right(a, y, tile_successor=T(3))
+            for i in range(N):
+                o_r[base + i] = y[i]
+                y[i] = T(99)
+            cuda.syncthreads()
+            up(a, y, block_suffix=s)
+            for i in range(N):
+                o_up[base + i] = y[i]
+                y[i] = T(99)
+            o_sfx[b * bt + tid] = s[0]
+            cuda.syncthreads()
+            if single:
+                coop.block.shuffle(a, y, mode="down", threads=B)
+            else:
+                down(a, y)
+            for i in range(N):
+                o_dn[base + i] = y[i]
+            cuda.syncthreads()
+            o_rot[b * bt + tid] = rot(a[0], 3)
+            cuda.syncthreads()
+            o[0] = T(99)
+            off(a[0], o, -2)
+            o_off[b * bt + tid] = o[0]
+            cuda.syncthreads()
+            for i in range(N):
+                y[i] = a[i]
+                v[i] = tid * N + i
+            if single:
+                coop.block.radix_sort(y, threads=B)
+            else:
+                rasc(y)
+            for i in range(N):
+                o_ra[base + i] = y[i]
+                y[i] = a[i]
+            cuda.syncthreads()
+            rdesc(y, v, 1, bits - 1)
+            for i in range(N):
+                o_rk[base + i] = y[i]
+                o_rv[base + i] = v[i]
+        return k
+
+    def signature(self):
+        S = numba.from_dtype(np.dtype(self.tname))
+        I, U = types.int32[::1], types.uint32[::1]
+        return (S[::1], I, I, I, S[::1], S[::1], S[::1], S[::1], S[::1], S[::1], S[::1], S[::1], S[::1], S[::1], U,
+                types.int32)
+
+    def run(self, rng, poison):
+        dt, N, bt = np.dtype(self.tname), self.items, self.bt
+        n = 2 * bt * N
+        x = rng.integers(0, 8, n).astype(dt)
+        nv = int(rng.integers(0, bt * N + 1))
+        outs = [np.full(n, -7, np.int32) for _ in range(3)] + [poison(dt, n) for _ in range(5)] + \
+            [poison(dt, 2 * bt) for _ in range(3)] + [poison(dt, n), poison(dt, n), np.full(n, 0xA5A5A5A5, np.uint32)]
+        dd = [cuda.to_device(a) for a in [x] + outs]
+        cuda.jit(self.kernel())[2, self.shape](*dd, np.int32(nv))
+        got = [d.copy_to_host() for d in dd[1:]]
+        return self.check(x, nv, *got)
+
+    def check(self, x, nv, h, h2, t2, lft, lp, rgt, up, dn, sfx, rot, off, ra, rk, rv):
+        dt, N, bt = np.dtype(self.tname), self.items, self.bt
+        T = bt * N
+        bits = dt.itemsize * 8
+        why = []
+
+        def same(got, want, what):
+            if not np.array_equal(np.asarray(got), np.asarray(want)):
+                why.append(f"{what}: got {np.asarray(got)[:8]} want {np.asarray(want)[:8]}")
+        for b in range(2):
+            t = x[b * T:(b + 1) * T]
+            s = slice(b * T, (b + 1) * T)
+            prev = np.concatenate([[t[0]], t[:-1]])
+            nxt = np.concatenate([t[1:], [t[-1]]])
+            hw = (t != prev).astype(np.int32)
+            hw[0] = 1
+            same(h[s], hw, f"block {b} heads")
+            hw2 = hw.copy()
+            hw2[0] = int(t[0] != 5)
+            tw2 = (t != nxt).astype(np.int32)
+            tw2[-1] = int(t[-1] != 6)
+            same(h2[s], hw2, f"block {b} heads (predecessor 5)")
+            same(t2[s], tw2, f"block {b} tails (successor 6)")
+            with np.errstate(over="ignore"):
+                d = (t - prev).astype(dt)
+                d[0] = t[0]
+                same(lft[s], d, f"block {b} subtract_left")
+                dp = d.copy()
+                dp[nv:] = t[nv:]
+                same(lp[s], dp, f"block {b} subtract_left (valid {nv})")
+                r = (t - nxt).astype(dt)
+                r[-1] = (t[-1] - dt.type(3))
+                same(rgt[s], r, f"block {b} subtract_right (successor 3)")
+            u = np.concatenate([[dt.type(99)], t[:-1]])
+            same(up[s], u, f"block {b} up")
+            dnw = np.concatenate([t[1:], [dt.type(99)]])
+            same(dn[s], dnw, f"block {b} down")
+            same(sfx[b * bt:(b + 1) * bt], np.full(bt, t[-1]), f"block {b} up's suffix")
+            first = t.reshape(bt, N)[:, 0]
+            same(rot[b * bt:(b + 1) * bt], first[(np.arange(bt) + 3) % bt], f"block {b} rotate by 3")
+            ow = np.array([first[i - 2] if i >= 2 else dt.type(99) for i in range(bt)], dt)
+            same(off[b * bt:(b + 1) * bt], ow, f"block {b} offset by -2")
+            same(ra[s], np.sort(t, kind="stable"), f"block {b} radix sort")
+            u_bits = t.view(f"u{dt.itemsize}").astype(np.uint64)
+            if dt.kind == "i":
+                u_bits ^= np.uint64(1) << np.uint64(bits - 1)
+            elif dt.kind == "f":
+                neg = (u_bits >> np.uint64(bits - 1)) & np.uint64(1)
+                u_bits = np.where(neg == 1, ~u_bits & np.uint64((1 << bits) - 1), u_bits ^ (np.uint64(1) << np.uint64(bits - 1)))
+            digit = (u_bits >> np.uint64(1)) & np.uint64((1 << (bits - 2)) - 1)
+            order = sorted(range(T), key=lambda p: -int(digit[p]))  # descending, stable
+            same(rk[s], t[order], f"block {b} radix sort pairs (descending, bits 1..{bits - 1}) keys")
+            same(rv[s], np.array(order, np.uint32), f"block {b} radix sort pairs values (the stable order)")
+        return not why, why[:6]
