@@ -58,9 +58,11 @@ static void unit_key(char *out, size_t size, const coop__inst *in, int per_symbo
   coop__op_spelling(in, op, sizeof op);
   if (coop__has_items(f)) snprintf(items, sizeof items, "_i%d", in->items);
   /* <family>[_<op>]_<type>[_<value type>]_<geometry>[_i<items>][_<algorithm>] */
-  snprintf(out, size, "%s%s%s_%s%s%s_%s%s%s%s", f->name, in->op >= 0 ? "_" : "", op, coop__tcode(in),
+  char extra[16] = "";
+  if (f->extra) snprintf(extra, sizeof extra, "_%c%d", f->extra[0], in->extra);
+  snprintf(out, size, "%s%s%s_%s%s%s_%s%s%s%s%s", f->name, in->op >= 0 ? "_" : "", op, coop__tcode(in),
            in->vtype >= 0 ? "_" : "", coop__vcode(in), in->geom, items, in->algo >= 0 ? "_" : "",
-           in->algo >= 0 ? f->algos[in->algo].name : "");
+           in->algo >= 0 ? f->algos[in->algo].name : "", extra);
 }
 
 /* A unit's bundle name: its key, or for a key longer than a bundle name may be, a prefix and a hash. */

@@ -56,7 +56,7 @@ static coop_result add_user_type(coop_gen *gen, const char *text)
 
 int main(int argc, char **argv)
 {
-  enum { O_SPEC = 256, O_FAMILY, O_TYPE, O_OP, O_THREADS, O_ITEMS, O_ALGO, O_VARIANT, O_ARCH, O_NAME, O_SOURCE, O_VER, O_CATALOG, O_SYMBOLS, O_WARP, O_IR, O_UTYPE, O_VALUES };
+  enum { O_SPEC = 256, O_FAMILY, O_TYPE, O_OP, O_THREADS, O_ITEMS, O_ALGO, O_VARIANT, O_ARCH, O_NAME, O_SOURCE, O_VER, O_CATALOG, O_SYMBOLS, O_WARP, O_IR, O_UTYPE, O_VALUES, O_BINS, O_DECODED };
   static const struct option longs[] = {
     {"spec", required_argument, 0, O_SPEC},       {"family", required_argument, 0, O_FAMILY},
     {"type", required_argument, 0, O_TYPE},       {"op", required_argument, 0, O_OP},
@@ -68,6 +68,7 @@ int main(int argc, char **argv)
     {"version", no_argument, 0, O_VER},           {"help", no_argument, 0, 'h'},
     {"catalog", no_argument, 0, O_CATALOG},       {"symbols", required_argument, 0, O_SYMBOLS},
     {"user-type", required_argument, 0, O_UTYPE}, {"values", required_argument, 0, O_VALUES},
+    {"bins", required_argument, 0, O_BINS},       {"decoded", required_argument, 0, O_DECODED},
     {0, 0, 0, 0},
   };
   coop_gen_group group = {0};
@@ -93,6 +94,8 @@ int main(int argc, char **argv)
     case O_ITEMS: group.items = optarg; any_group = 1; break;
     case O_WARP: group.warp = optarg; any_group = 1; break;
     case O_VALUES: group.values = optarg; any_group = 1; break;
+    case O_BINS: group.bins = optarg; any_group = 1; break;
+    case O_DECODED: group.decoded = optarg; any_group = 1; break;
     case O_ALGO: group.algorithm = optarg; any_group = 1; break;
     case O_VARIANT: group.variant = optarg; any_group = 1; break;
     case O_ARCH: arch = optarg; break;

@@ -76,6 +76,7 @@ void coop__param_decl(coop__str *s, const coop__inst *in, const coop__param *p)
 static const char *elem_type(const coop__inst *in, const coop__param *p, int tu)
 {
   if (p->elem == COOP__E_INT) return "int";
+  if (p->elem == COOP__E_U32) return "unsigned int";
   if (p->elem == COOP__E_VALUE) return tu ? coop__vcpp(in) : coop__vctype(in);
   return tu ? coop__tcpp(in) : coop__tctype(in);
 }
@@ -84,7 +85,7 @@ static void params(coop__str *s, const coop__inst *in, int tu)
 {
   const coop__variant *v = &coop__families[in->fam].variants[in->variant];
   int first = 1;
-  for (int i = 0; i < 6; ++i) {
+  for (int i = 0; i < COOP__MAX_PARAMS; ++i) {
     if (!param_present(in, &v->params[i])) continue;
     if (!first) coop__str_add(s, ", ");
     first = 0;
@@ -111,6 +112,7 @@ static void tmpl_instance(coop__str *s, const coop__inst *in)
   if (coop__has_items(f)) coop__str_printf(s, ", %d", in->items);
   if (in->algo >= 0) coop__str_printf(s, ", %s", f->algos[in->algo].cub);
   if (coop__has_pairs(f)) coop__str_printf(s, ", %s", in->vtype >= 0 ? coop__vcpp(in) : "void");
+  if (f->extra) coop__str_printf(s, ", %d", in->extra);
   coop__str_add(s, ">");
 }
 
@@ -163,7 +165,7 @@ void coop__emit_wrappers(coop__str *s, const coop_gen *gen, int with_checks, int
     int sum_form = in->op == 0 && v->sum_method;
     coop__str_printf(s, "  P::%s(", sum_form ? v->sum_method : v->method);
     int first = 1;
-    for (int k = 0; k < 6; ++k) {
+    for (int k = 0; k < COOP__MAX_PARAMS; ++k) {
       if (!param_present(in, &v->params[k])) continue;
       coop__str_printf(s, "%s%s", first ? "" : ", ", v->params[k].name);
       first = 0;
@@ -382,8 +384,9 @@ coop_result coop__emit_manifest(coop__str *s, const coop_gen *gen, const char *h
       json_object_set_new(o, "warp", json_null());
     }
     json_object_set_new(o, "items", json_integer(in->items));
+    if (f->extra) json_object_set_new(o, f->extra, json_integer(in->extra)); /* bins, decoded items */
     json_t *ps = json_array();
-    for (int k = 0; k < 6; ++k) {
+    for (int k = 0; k < COOP__MAX_PARAMS; ++k) {
       const coop__param *p = &v->params[k];
       if (!param_present(in, p)) continue;
       coop__str d = {0};
@@ -394,10 +397,14 @@ coop_result coop__emit_manifest(coop__str *s, const coop_gen *gen, const char *h
       json_object_set_new(jp, "decl", json_string(coop__str_get(&d)));
       json_object_set_new(jp, "nullable", json_boolean(p->nullable || (p->kind == COOP__P_TEMP && !in->temp_bytes)));
       if (p->kind == COOP__P_IN || p->kind == COOP__P_OUT || p->kind == COOP__P_INOUT) {
-        static const char *shapes[] = {"", "one", "items", "tile"};
+        static const char *shapes[] = {"", "one", "items", "tile", "extra"};
         long long threads = (long long)in->bx * in->by * in->bz; /* a warp family: its lanes */
-        long long count = p->shape == COOP__S_TILE ? threads * in->items : p->shape == COOP__S_ITEMS ? in->items : 1;
+        long long count = p->shape == COOP__S_TILE    ? threads * in->items
+                          : p->shape == COOP__S_ITEMS ? in->items
+                          : p->shape == COOP__S_EXTRA ? in->extra
+                                                      : 1;
         json_object_set_new(jp, "type", json_string(p->elem == COOP__E_INT     ? "i32"
+                                                    : p->elem == COOP__E_U32   ? "u32"
                                                     : p->elem == COOP__E_VALUE ? coop__vcode(in)
                                                                                : coop__tcode(in)));
         json_object_set_new(jp, "shape", json_string(shapes[p->shape]));

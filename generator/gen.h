@@ -22,6 +22,8 @@ enum {
   COOP__FAM_BLOCK_ADJACENT_DIFFERENCE,
   COOP__FAM_BLOCK_SHUFFLE,
   COOP__FAM_BLOCK_RADIX_SORT,
+  COOP__FAM_BLOCK_HISTOGRAM,
+  COOP__FAM_BLOCK_RUN_LENGTH_DECODE,
   COOP__FAM_COUNT
 };
 /* Who cooperates: a thread block (geometry t<X>[x<Y>x<Z>]_i<items>), or a logical warp of L lanes (w<L>). */
@@ -58,7 +60,7 @@ typedef struct coop__algo {
 enum { COOP__P_IN, COOP__P_OUT, COOP__P_INOUT, COOP__P_INT, COOP__P_TEMP };
 /* What an element parameter points to: one element, the thread's items_per_thread items, or the
  * block's whole tile (items_per_thread x threads, in memory). */
-enum { COOP__S_ONE = 1, COOP__S_ITEMS, COOP__S_TILE };
+enum { COOP__S_ONE = 1, COOP__S_ITEMS, COOP__S_TILE, COOP__S_EXTRA /* the family's extra number of them */ };
 
 typedef struct coop__param {
   const char *name;
@@ -69,15 +71,16 @@ typedef struct coop__param {
   int elem; /* element parameters: of the family's type (0), of int (COOP__E_INT: an exchange's ranks), of the
               value type (COOP__E_VALUE: a sort's values) */
 } coop__param;
-enum { COOP__E_INT = 1, COOP__E_VALUE };
+enum { COOP__E_INT = 1, COOP__E_VALUE, COOP__E_U32 /* unsigned int: counters, run lengths */ };
 
+#define COOP__MAX_PARAMS 8
 typedef struct coop__variant {
   const char *name;     /* spec value: "plain", "partial", "exclusive_prefix" */
   const char *stem;     /* function part of the symbol; %s is the op */
   const char *method;   /* method of the primitives template */
   const char *sum_method; /* method used for op sum instead (no op argument), or NULL */
   int single_item;      /* always one item per thread */
-  coop__param params[6];
+  coop__param params[COOP__MAX_PARAMS];
   const char *not_algo; /* an algorithm this variant cannot take (CUB's shuffle exchange has no scatter) */
   int pairs;            /* takes a value type (a sort of key-value pairs) */
   const char *not_algo_why; /* why not (NULL: CUB has no such method) */
@@ -100,6 +103,9 @@ typedef struct coop__family {
                      algorithm */
   int op_kind; /* COOP__K_*: its op's kind (0: COOP__K_REDUCE for operators, COOP__K_ORDER for predicates) */
   const char *no_user_type; /* why its type (a sort's keys) cannot be a user type, or NULL */
+  int integer_only;         /* its type must be a built-in integer type (a histogram's bin numbers) */
+  const char *extra;        /* a second number of the instance ("bins", "decoded"): its spec field, its template
+                               argument after the others, its symbol suffix _<extra's first letter><n> */
 } coop__family;
 static inline int coop__warp_items(const coop__family *f) { return f->scope == COOP__SCOPE_WARP && f->warp_items; }
 /* Whether the symbol and the template take items per thread: every block family, and warp_items. */
@@ -144,6 +150,7 @@ typedef struct coop__inst {
   int vtype;        /* a sort of pairs: the value type (-1: none) */
   coop__utype vuser;
   int bx, by, bz, items; /* a warp family: bx is the logical warp's lanes, by = bz = items = 1 */
+  int extra;             /* the family's extra number (bins, decoded items), 0 if none */
   char symbol[200];
   char geom[32];
   char *where; /* where it was requested, for messages */

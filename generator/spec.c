@@ -21,9 +21,9 @@ typedef struct slist {
   char where[256]; /* of the key, or the flag */
 } slist;
 
-enum { F_FAMILY, F_TYPE, F_OP, F_THREADS, F_ITEMS, F_ALGORITHM, F_VARIANT, F_WARP, F_VALUES, F_COUNT };
+enum { F_FAMILY, F_TYPE, F_OP, F_THREADS, F_ITEMS, F_ALGORITHM, F_VARIANT, F_WARP, F_VALUES, F_BINS, F_DECODED, F_COUNT };
 static const char *const field_names[F_COUNT] = {"family", "type",    "op",   "threads", "items",
-                                                 "algorithm", "variant", "warp", "values"};
+                                                 "algorithm", "variant", "warp", "values", "bins", "decoded"};
 
 typedef struct sgroup {
   slist f[F_COUNT];
@@ -104,8 +104,8 @@ typedef struct parsed {
   int fam;
   char custom[MAX_VALUES][48]; /* the name of ops[i] == COOP__OP_CUSTOM + i */
   int types[MAX_VALUES], ops[MAX_VALUES], threads[MAX_VALUES][3], items[MAX_VALUES], algos[MAX_VALUES],
-    variants[MAX_VALUES], vtypes[MAX_VALUES];
-  int n_types, n_ops, n_threads, n_items, n_algos, n_variants, n_vtypes;
+    variants[MAX_VALUES], vtypes[MAX_VALUES], extras[MAX_VALUES];
+  int n_types, n_ops, n_threads, n_items, n_algos, n_variants, n_vtypes, n_extras;
 } parsed;
 
 static int valid_op_type(int op, int type)
@@ -241,8 +241,10 @@ static void make_symbol(coop__inst *in)
     snprintf(in->geom, sizeof in->geom, "t%dx%dx%d", in->bx, in->by, in->bz);
   if (coop__has_items(fam)) snprintf(items, sizeof items, "_i%d", in->items);
   if (in->algo >= 0) snprintf(algo, sizeof algo, "_%s", fam->algos[in->algo].name);
-  snprintf(in->symbol, sizeof in->symbol, "coop_%s_%s_%s%s%s_%s%s%s", fam->scope == COOP__SCOPE_WARP ? "warp" : "block",
-           stem, coop__tcode(in), in->vtype >= 0 ? "_" : "", coop__vcode(in), in->geom, items, algo);
+  char extra[16] = "";
+  if (fam->extra) snprintf(extra, sizeof extra, "_%c%d", fam->extra[0], in->extra);
+  snprintf(in->symbol, sizeof in->symbol, "coop_%s_%s_%s%s%s_%s%s%s%s", fam->scope == COOP__SCOPE_WARP ? "warp" : "block",
+           stem, coop__tcode(in), in->vtype >= 0 ? "_" : "", coop__vcode(in), in->geom, items, algo, extra);
 }
 
 /* Checks one group and appends its instantiations to gen. Returns COOP_SUCCESS or an error with the
@@ -321,6 +323,26 @@ static coop_result check_group(coop_gen *gen, const sgroup *g)
     goto out;
   }
 
+  for (int f = F_BINS; f <= F_DECODED; ++f) { /* the family's extra number: required, and no other's */
+    const int mine = fam->extra && !strcmp(fam->extra, field_names[f]);
+    if (g->f[f].given && !mine) {
+      coop__log(gen, "%s: %s takes no %s", g->f[f].where, fam->name, fname(g, f, nb));
+      goto out;
+    }
+    if (mine && !g->f[f].given) {
+      coop__log(gen, "%s: missing %s (required for %s)", g->where, fname(g, f, nb), fam->name);
+      goto out;
+    }
+    for (int i = 0; mine && i < g->f[f].n; ++i) {
+      int v, hi = f == F_BINS ? 4096 : 32;
+      if (!parse_int(g->f[f].v[i].text, &v) || v < 1 || v > hi) {
+        coop__log(gen, "%s: %s '%s' out of range (1 to %d)", g->f[f].v[i].where, field_names[f], g->f[f].v[i].text, hi);
+        goto out;
+      }
+      p->extras[p->n_extras++] = v;
+    }
+  }
+  if (!p->n_extras) p->extras[p->n_extras++] = 0;
   if (g->f[F_VALUES].given && !coop__has_pairs(fam)) {
     coop__log(gen, "%s: %s takes no %s (a value type is for a sort of key-value pairs)", g->f[F_VALUES].where,
               fam->name, fname(g, F_VALUES, nb));
@@ -476,6 +498,12 @@ static coop_result check_group(coop_gen *gen, const sgroup *g)
       if (!coop__has_pairs(fam) || fam->variants[v].pairs == g->f[F_VALUES].given) p->variants[p->n_variants++] = v;
   if (!p->n_vtypes) p->vtypes[p->n_vtypes++] = -1;
 
+  for (int j = 0; fam->integer_only && j < p->n_types; ++j)
+    if (p->types[j] >= coop__n_types || !coop__types[p->types[j]].is_int) {
+      coop__log(gen, "%s: %s takes integer items (each one a bin's number): '%s' is not an integer type",
+                g->f[F_TYPE].v[j].where, fam->name, type_code(gen, p->types[j]));
+      goto out;
+    }
   for (int j = 0; fam->no_user_type && j < p->n_types; ++j)
     if (p->types[j] >= coop__n_types) {
       coop__log(gen, "%s: %s with user type '%s': %s", g->f[F_TYPE].v[j].where, fam->name, type_code(gen, p->types[j]),
@@ -627,8 +655,10 @@ static coop_result check_group(coop_gen *gen, const sgroup *g)
         for (int t = 0; t < p->n_threads; ++t)
           for (int it = 0; it < p->n_items; ++it)
             for (int a = 0; a < p->n_algos; ++a)
-              for (int vt = 0; vt < p->n_vtypes; ++vt) {
+              for (int vt = 0; vt < p->n_vtypes; ++vt)
+              for (int ex = 0; ex < p->n_extras; ++ex) {
                 coop__inst in = {0};
+                in.extra = p->extras[ex];
                 in.fam = p->fam;
                 in.variant = p->variants[v];
                 in.type = p->types[ty];
@@ -719,7 +749,8 @@ coop_result coop_gen_add_group(coop_gen *gen, const coop_gen_group *group)
   g->flags = 1;
   snprintf(g->where, sizeof g->where, "flags");
   const char *texts[F_COUNT] = {group->family, group->type,      group->op,      group->threads,     group->items,
-                                group->algorithm, group->variant, group->warp, group->values};
+                                group->algorithm, group->variant, group->warp, group->values, group->bins,
+                                group->decoded};
   char *storage[F_COUNT] = {0};
   coop_result rc = COOP_SUCCESS;
   for (int f = 0; f < F_COUNT && rc == COOP_SUCCESS; ++f) {
@@ -1147,9 +1178,14 @@ coop_result coop_gen_add_symbol(coop_gen *gen, const char *symbol)
     if (strncmp(symbol, prefix, strlen(prefix)) != 0) continue;
     for (int a = fam->n_algos ? 0 : -1; a < fam->n_algos && !r; ++a)
       for (int pairs = 0; pairs <= coop__has_pairs(fam) && !r; ++pairs) {
-        char body[200];
+        char body[200], *extra = NULL;
         snprintf(body, sizeof body, "%s", symbol + strlen(prefix));
         char *items = NULL;
+        if (fam->extra) { /* _<letter><n> */
+          extra = strrchr(body, '_');
+          if (!extra || extra[1] != fam->extra[0]) continue;
+          *extra = 0;
+        }
         if (a >= 0) {
           size_t bl = strlen(body), al = strlen(fam->algos[a].name);
           if (bl <= al + 1 || body[bl - al - 1] != '_' || strcmp(body + bl - al, fam->algos[a].name)) continue;
@@ -1179,6 +1215,8 @@ coop_result coop_gen_add_symbol(coop_gen *gen, const char *symbol)
         g.values = values ? values + 1 : NULL;
         g.items = items ? items + 2 : NULL;
         g.algorithm = a >= 0 ? fam->algos[a].name : NULL;
+        if (extra && !strcmp(fam->extra, "bins")) g.bins = extra + 2;
+        if (extra && !strcmp(fam->extra, "decoded")) g.decoded = extra + 2;
         r = for_stem(gen, fam, body, g, symbol, reason, sizeof reason);
       }
   }

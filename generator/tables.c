@@ -261,6 +261,23 @@ static const coop__variant radix_sort_variants[] = {
 };
 #undef RADIX
 
+static const coop__algo histogram_algos[] = {{"sort", "cub::BLOCK_HISTO_SORT"}, {"atomic", "cub::BLOCK_HISTO_ATOMIC"}};
+#define P_HISTOGRAM {"histogram", COOP__P_INOUT, 0, 0, COOP__S_EXTRA, COOP__E_U32}
+static const coop__variant histogram_variants[] = {
+  {"init_composite", "histogram_init_composite", "init_composite", NULL, 0, {P_ITEMS_IN, P_HISTOGRAM, P_TEMP}},
+  {"composite", "histogram_composite", "composite", NULL, 0, {P_ITEMS_IN, P_HISTOGRAM, P_TEMP}},
+};
+#define P_RUNS {"run_values", COOP__P_IN, 0, 0, COOP__S_ITEMS}, {"run_lengths", COOP__P_IN, 0, 0, COOP__S_ITEMS, COOP__E_U32}
+#define P_DECODED {"decoded_items", COOP__P_OUT, 0, 0, COOP__S_EXTRA}
+#define P_TOTAL {"total_decoded_size", COOP__P_OUT, 0, 0, COOP__S_ONE, COOP__E_U32}
+static const coop__variant run_length_decode_variants[] = {
+  {"decode", "run_length_decode", "decode", NULL, 0,
+   {P_RUNS, P_DECODED, {"from_offset", COOP__P_INT, 0, 0, COOP__S_ONE}, P_TOTAL, P_TEMP}},
+  {"decode_offsets", "run_length_decode_offsets", "decode_offsets", NULL, 0,
+   {P_RUNS, P_DECODED, {"item_offsets", COOP__P_OUT, 0, 0, COOP__S_EXTRA, COOP__E_U32},
+    {"from_offset", COOP__P_INT, 0, 0, COOP__S_ONE}, P_TOTAL, P_TEMP}},
+};
+
 #define N(a) ((int)(sizeof(a) / sizeof((a)[0])))
 const coop__family coop__families[COOP__FAM_COUNT] = {
   {"block_load", "block_load.cuh", "coop::block_load", 0, load_algos, N(load_algos), 0, load_variants, N(load_variants)},
@@ -300,4 +317,10 @@ const coop__family coop__families[COOP__FAM_COUNT] = {
    radix_sort_variants, N(radix_sort_variants), COOP__SCOPE_BLOCK, 0, 0, 0,
    "CUB's radix sort takes a user type as keys only with a decomposer into its arithmetic members, which "
    "cooplink's user types (opaque bytes) do not declare (sort them with block_merge_sort and a comparator)"},
+  /* items: bin numbers (integers below the bins); the histogram: `bins` unsigned int counters (shared memory) */
+  {"block_histogram", "block_histogram.cuh", "coop::block_histogram", 0, histogram_algos, N(histogram_algos), 0,
+   histogram_variants, N(histogram_variants), COOP__SCOPE_BLOCK, 0, 0, 0, NULL, 1, "bins"},
+  /* items: runs a thread; decoded: items a thread of each window */
+  {"block_run_length_decode", "block_run_length_decode.cuh", "coop::block_run_length_decode", 0, NULL, 0, -1,
+   run_length_decode_variants, N(run_length_decode_variants), COOP__SCOPE_BLOCK, 0, 0, 0, NULL, 0, "decoded"},
 };

@@ -34,7 +34,7 @@
  * Group fields:
  *   family     block_load | block_store | block_reduce | block_scan | block_exchange | block_merge_sort |
  *              block_discontinuity | block_adjacent_difference | block_shuffle | block_radix_sort |
- *              warp_reduce | warp_scan |
+ *              block_histogram | block_run_length_decode | warp_reduce | warp_scan |
  *              warp_load | warp_store | warp_exchange | warp_merge_sort (required)
  *   type       i8 i16 i32 i64 u8 u16 u32 u64 f16 bf16 f32 f64, or a declared user type (required)
  *   threads    block families: X, XxY or XxYxZ; 1 <= X*Y*Z <= 1024, Z <= 64 (required); block_merge_sort:
@@ -71,7 +71,12 @@
  *              offset rotate (one item, int distance) up up_suffix down down_prefix; block_radix_sort:
  *              keys_asc keys_desc keys_asc_striped keys_desc_striped and pairs_* the same (int begin_bit, end_bit;
  *              pairs with values). Default: every variant of the family (with values, those of pairs).
- *   algorithm  (also) block_radix_sort: r1 .. r8, its radix bits a pass (default r4); keys of a built-in type.
+ *   algorithm  (also) block_radix_sort: r1 .. r8, its radix bits a pass (default r4); keys of a built-in type;
+ *              block_histogram: sort atomic (default sort).
+ *   bins       block_histogram (required): its bins, 1..4096 (symbols end in _b<bins>); items: integer bin
+ *              numbers; variants init_composite composite; the histogram: bins unsigned int counters
+ *   decoded    block_run_length_decode (required): decoded items a thread, 1..32 (symbols end in _d<n>); items:
+ *              runs a thread; variants decode decode_offsets (a window from int from_offset; the total out)
  *   algorithm  (also) warp_load/warp_store: direct striped vectorize transpose (default direct);
  *              warp_exchange: smem shuffle (default smem; shuffle: items == lanes, built-in types, no
  *              scatter); block_exchange: smem smem_ts (CUB's warp time slicing; default smem; smem_ts has no
@@ -104,6 +109,8 @@ typedef struct coop_gen_group {
   const char *variant;
   const char *warp;
   const char *values; /* a sort of key-value pairs: the value type(s) */
+  const char *bins;    /* block_histogram: its bins */
+  const char *decoded; /* block_run_length_decode: decoded items per thread */
 } coop_gen_group;
 
 /* Creates a handle. Returns COOP_SUCCESS or COOP_ERROR_OUT_OF_MEMORY. */

@@ -401,3 +401,26 @@ Test(link, block_radix_sort, .timeout = 600)
                "  coop_block_radix_sort_pairs_asc_f32_i32_t128_i4_r5(x, v, 0, 32, temp);\n"
                "  for (int i = 0; i < 4; ++i) { out[t * 4 + i] = (int)a[i] + v[i]; f[t * 4 + i] = x[i]; }\n}\n");
 }
+
+Test(link, block_histogram_run_length_decode, .timeout = 600)
+{
+  /* a 256-bin histogram of bytes (sort, then atomic added to it) and a run-length decode window, inlined */
+  coop_gen_group g[] = {{.family = "block_histogram", .type = "u8", .threads = "128", .items = "4", .bins = "256",
+                         .algorithm = "sort,atomic"},
+                        {.family = "block_run_length_decode", .type = "f32", .threads = "128", .items = "2", .decoded = "4"}};
+  check_family(g, 2,
+               "extern \"C\" __global__ void __launch_bounds__(128) k(const unsigned char *in, unsigned *out, float *f, int n) {\n"
+               "  __shared__ __align__(16) unsigned char temp[16 * 1024];\n"
+               "  __shared__ unsigned hist[256];\n"
+               "  const int t = threadIdx.x;\n"
+               "  unsigned char a[4];\n  float v[2], d[4];\n  unsigned l[2], o[4], total;\n"
+               "  for (int i = 0; i < 4; ++i) a[i] = in[t * 4 + i];\n"
+               "  coop_block_histogram_init_composite_u8_t128_i4_sort_b256(a, hist, temp);\n"
+               "  __syncthreads();\n"
+               "  coop_block_histogram_composite_u8_t128_i4_atomic_b256(a, hist, 0);\n"
+               "  __syncthreads();\n"
+               "  out[t] = hist[t] + hist[t + 128];\n"
+               "  for (int i = 0; i < 2; ++i) { v[i] = f[t * 2 + i]; l[i] = a[i] % 5; }\n"
+               "  coop_block_run_length_decode_offsets_f32_t128_i2_d4(v, l, d, o, n, &total, temp);\n"
+               "  for (int i = 0; i < 4; ++i) f[t * 4 + i] = d[i] + o[i] + total;\n}\n");
+}

@@ -35,7 +35,7 @@ Test(spec, unknown_family)
   expect_group(GROUP(.family = "block_foo", .type = "f32", .threads = "128"), E,
                "--family: unknown family 'block_foo' (known: block_load block_store block_reduce block_scan warp_reduce "
                "warp_scan warp_load warp_store warp_exchange warp_merge_sort block_exchange block_merge_sort block_discontinuity "
-               "block_adjacent_difference block_shuffle block_radix_sort)\n");
+               "block_adjacent_difference block_shuffle block_radix_sort block_histogram block_run_length_decode)\n");
 }
 Test(spec, unknown_type)
 {
@@ -288,7 +288,7 @@ Test(spec, file_unknown_key)
 Test(spec, file_unknown_group_key)
 {
   expect_spec("{\"generate\": [{\"family\": \"block_load\", \"types\": \"f32\", \"threads\": 32}]}", E,
-              "spec.json:1:40: unknown key 'types' (known: family type op threads items algorithm variant warp values)\n");
+              "spec.json:1:40: unknown key 'types' (known: family type op threads items algorithm variant warp values bins decoded)\n");
 }
 Test(spec, file_duplicate_key)
 {
@@ -693,5 +693,43 @@ Test(spec, radix_sort)
   cr_assert_not_null(strstr(src, "coop::block_radix_sort<cuda::std::int16_t, 7, 3, 1, 2, 4, void>"), "%s", src);
   cr_assert_not_null(strstr(src, "void coop_block_radix_sort_pairs_asc_striped_bf16_u32_t32x2x2_i9_r8(__nv_bfloat16 *keys, "
                                  "cuda::std::uint32_t *values, int begin_bit, int end_bit, void *temp)"), "%s", src);
+  free(src);
+}
+
+Test(spec, histogram_run_length_decode)
+{
+  /* an extra number of the instance: a histogram's bins (_b<bins>), a decode's items a thread (_d<items>) */
+  expect_group(GROUP(.family = "block_histogram", .type = "f32", .threads = "64", .bins = "16"), E,
+               "--type: block_histogram takes integer items (each one a bin's number): 'f32' is not an integer type\n");
+  expect_group(GROUP(.family = "block_histogram", .type = "u8", .threads = "64"), E,
+               "flags: missing --bins (required for block_histogram)\n");
+  expect_group(GROUP(.family = "block_histogram", .type = "u8", .threads = "64", .bins = "5000"), E,
+               "--bins: bins '5000' out of range (1 to 4096)\n");
+  expect_group(GROUP(.family = "block_scan", .type = "u8", .op = "sum", .threads = "64", .bins = "16"), E,
+               "--bins: block_scan takes no --bins\n");
+  expect_group(GROUP(.family = "block_run_length_decode", .type = "u8", .threads = "64", .items = "2", .decoded = "4",
+                     .bins = "3"), E, "--bins: block_run_length_decode takes no --bins\n");
+  coop_gen_group h = {.family = "block_histogram", .type = "u8,u16", .threads = "65", .items = "4", .bins = "256,7",
+                      .algorithm = "sort,atomic"};
+  cr_assert_eq(coop_gen_add_group(gen, &h), COOP_SUCCESS, "%s", coopt_gen_log(gen));
+  coop_gen_group r = {.family = "block_run_length_decode", .type = "f64", .threads = "4x4", .items = "3", .decoded = "5"};
+  cr_assert_eq(coop_gen_add_group(gen, &r), COOP_SUCCESS, "%s", coopt_gen_log(gen));
+  size_t n = 0;
+  coop_gen_get_symbol_count(gen, &n);
+  cr_assert_eq(n, 2 * 2 * 2 * 2 + 2, "%zu", n);
+  cr_assert_eq(coop_gen_add_symbol(gen, "coop_block_histogram_composite_i32_t32x2x1_i1_atomic_b4096"), COOP_SUCCESS, "%s",
+               coopt_gen_log(gen));
+  cr_assert_eq(coop_gen_add_symbol(gen, "coop_block_run_length_decode_offsets_u8_t96_i1_d32"), COOP_SUCCESS, "%s",
+               coopt_gen_log(gen));
+  char *src = NULL;
+  cr_assert_eq(coop_gen_get_source(gen, &src), COOP_SUCCESS);
+  cr_assert_not_null(strstr(src, "coop::block_histogram<cuda::std::uint16_t, 65, 1, 1, 4, cub::BLOCK_HISTO_ATOMIC, 7>"),
+                     "%s", src);
+  cr_assert_not_null(strstr(src, "void coop_block_histogram_composite_i32_t32x2x1_i1_atomic_b4096(const cuda::std::int32_t "
+                                 "*items, unsigned int *histogram, void *temp)"), "%s", src);
+  cr_assert_not_null(strstr(src, "void coop_block_run_length_decode_offsets_u8_t96_i1_d32(const cuda::std::uint8_t "
+                                 "*run_values, const unsigned int *run_lengths, cuda::std::uint8_t *decoded_items, unsigned "
+                                 "int *item_offsets, int from_offset, unsigned int *total_decoded_size, void *temp)"),
+                     "%s", src);
   free(src);
 }

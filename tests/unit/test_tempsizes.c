@@ -144,6 +144,18 @@ static const probe PROBES[] = {
    "cub::BlockRadixSort<long long, 96, 2, big, 1>::TempStorage", 0},
   {{"block_radix_sort", "u8", NULL, "1", "1", "r8", "pairs_desc", NULL, "f64"}, "coop_block_radix_sort_pairs_desc_u8_f64_t1_i1_r8",
    "cub::BlockRadixSort<unsigned char, 1, 1, double, 8>::TempStorage", 0},
+  /* histogram: both algorithms, odd bins; run-length decode: user-type values, 2-D */
+  {{"block_histogram", "u8", NULL, "65", "3", "sort", "init_composite", NULL, NULL, "256"},
+   "coop_block_histogram_init_composite_u8_t65_i3_sort_b256",
+   "cub::BlockHistogram<unsigned char, 65, 3, 256, cub::BLOCK_HISTO_SORT>::TempStorage", 0},
+  {{"block_histogram", "i16", NULL, "8x4x2", "5", "atomic", "composite", NULL, NULL, "7"},
+   "coop_block_histogram_composite_i16_t8x4x2_i5_atomic_b7",
+   "cub::BlockHistogram<short, 8, 5, 7, cub::BLOCK_HISTO_ATOMIC, 4, 2>::TempStorage", 1},
+  {{"block_run_length_decode", "mat2", NULL, "7x3", "2", NULL, "decode_offsets", NULL, NULL, NULL, "5"},
+   "coop_block_run_length_decode_offsets_mat2_t7x3x1_i2_d5",
+   "cub::BlockRunLengthDecode<mat2, 7, 2, 5, unsigned int, 3, 1>::TempStorage", 0},
+  {{"block_run_length_decode", "f64", NULL, "128", "1", NULL, "decode", NULL, NULL, NULL, "8"},
+   "coop_block_run_length_decode_f64_t128_i1_d8", "cub::BlockRunLengthDecode<double, 128, 1, 8>::TempStorage", 0},
 };
 #define N_PROBES (sizeof PROBES / sizeof PROBES[0])
 static const char USER_TYPES[] = "rgb:3:1,mat2:16:8,big:48:16";
@@ -170,6 +182,7 @@ Test(tempsizes, equal_nvcc_host_sizeof, .timeout = 600)
              "#include <cub/block/block_exchange.cuh>\n#include <cub/block/block_merge_sort.cuh>\n"
              "#include <cub/block/block_discontinuity.cuh>\n#include <cub/block/block_adjacent_difference.cuh>\n"
              "#include <cub/block/block_shuffle.cuh>\n#include <cub/block/block_radix_sort.cuh>\n"
+             "#include <cub/block/block_histogram.cuh>\n#include <cub/block/block_run_length_decode.cuh>\n"
              "#include <cuda_fp16.h>\n#include <cuda_bf16.h>\n#include <cstdio>\n%s"
              "int main() {\n", USER_STRUCTS);
   for (size_t i = 0; i < N_PROBES; ++i)
