@@ -35,11 +35,13 @@ def geometry(block):
     return f"t{x}" if y == 1 and z == 1 else f"t{x}x{y}x{z}"
 
 
-def block_symbol(stem, code, block, items, algorithm=None):
-    """coop_block_<stem>_<type>_<geometry>_i<items>[_<algorithm>]; stem is the family part with its variant
-    and op in the ABI's order ("reduce_sum", "exclusive_scan_max_prefix", "load_guarded"); a family with a
-    single algorithm (the merge sort) has no suffix."""
-    return f"coop_block_{stem}_{code}_{geometry(block)}_i{items}" + (f"_{algorithm}" if algorithm else "")
+def block_symbol(stem, code, block, items, algorithm=None, extra=None):
+    """coop_block_<stem>_<type>_<geometry>_i<items>[_<algorithm>][_<extra>]; stem is the family part with its
+    variant and op in the ABI's order ("reduce_sum", "exclusive_scan_max_prefix", "load_guarded"); a family with
+    a single algorithm (the merge sort) has no algorithm suffix; extra: a family's second number ("b256": a
+    histogram's bins, "d4": a run-length decode's items a thread)."""
+    return f"coop_block_{stem}_{code}_{geometry(block)}_i{items}" + (f"_{algorithm}" if algorithm else "") + \
+        (f"_{extra}" if extra else "")
 
 
 def warp_symbol(stem, code, lanes, items=None, algorithm=None):

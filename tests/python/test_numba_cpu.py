@@ -844,3 +844,43 @@ def test_block_radix_sort_errors():
     with pytest.raises(ValueError) as e:
         coop.block.make_radix_sort_keys(np.uint32, 64, 2, radix_bits=9)
     assert str(e.value) == "radix_bits=9: give an int from 1 to 8"
+
+
+def test_block_histogram_run_length_decode():
+    """make_histogram (sort and atomic, init and composite), make_run_length_decode (the total returned; with
+    offsets) and their calls: compiled, linked, inlined."""
+    h = coop.block.make_histogram(np.uint8, 128, 4, 256)
+    ha = coop.block.make_histogram(np.uint8, 128, 4, 256, algorithm="atomic", init=False)
+    rld = coop.block.make_run_length_decode(np.float32, 128, 2, 4)
+    assert h.name == "block_histogram_init_composite_u8_t128_i4_sort_b256"
+    assert ha.name == "block_histogram_composite_u8_t128_i4_atomic_b256" and ha.temp_storage_bytes == 0
+    assert rld.name == "block_run_length_decode_f32_t128_i2_d4"
+
+    def k(d_in, d_f, d_out, n):
+        t = cuda.threadIdx.x
+        hist = coop.shared.array(256, numba.uint32)
+        a = coop.local.array(4, numba.uint8)
+        v = coop.local.array(2, numba.float32)
+        ln = coop.local.array(2, numba.uint32)
+        d = coop.local.array(4, numba.float32)
+        o = coop.local.array(4, numba.uint32)
+        for i in range(4):
+            a[i] = d_in[t * 4 + i]
+        h(a, hist)
+        cuda.syncthreads()
+        ha(a, hist)
+        cuda.syncthreads()
+        coop.block.histogram(a, hist, algorithm="atomic", init=False, threads=128)
+        cuda.syncthreads()
+        for i in range(2):
+            v[i] = d_f[t * 2 + i]
+            ln[i] = a[i] % 5
+        total = rld(v, ln, d, n)
+        cuda.syncthreads()
+        total2 = coop.block.run_length_decode(v, ln, d, o, n, threads=128)
+        for i in range(4):
+            d_out[t * 4 + i] = hist[t] + d[i] + o[i] + total + total2
+    assert_inlined(compile_and_link(k, (types.uint8[::1], F, F, types.int32)))
+    with pytest.raises(ValueError) as e:
+        coop.block.make_histogram(np.float32, 64, 2, 16)
+    assert str(e.value) == "dtype=float32: a histogram's items are bin numbers, an integer type"

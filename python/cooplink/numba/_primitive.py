@@ -158,7 +158,7 @@ class Primitive:
     logical warps of L threads of any block."""
 
     def __init__(self, family, dtype, block, items, algorithm, op, variants, initial=None, lanes=None,
-                 warp_items=False, values=None):
+                 warp_items=False, values=None, extra=None):
         self.family, self.dtype, self.block, self.items = family, dtype, block, items
         self.algorithm, self.op, self.variants, self.initial = algorithm, op, variants, initial
         self.lanes, self.values = lanes, values
@@ -183,11 +183,11 @@ class Primitive:
             self.symbols = {v.name: _abi.warp_symbol(v.stem, self.code, lanes, items if warp_items else None,
                                                      algorithm) for v in variants}
         else:
-            self.symbols = {v.name: _abi.block_symbol(v.stem, self.code, block, v.items or items, algorithm)
+            self.symbols = {v.name: _abi.block_symbol(v.stem, self.code, block, v.items or items, algorithm, extra)
                             for v in variants}
         self.name = self.symbols[variants[0].name][len("coop_"):]
         self.key = ("cooplink", family, self.code, block, items, algorithm, op, initial,
-                    tuple(v.name for v in variants), lanes)
+                    tuple(v.name for v in variants), lanes, extra)
 
     # -- host side (cuda.coop's attributes)
     def _entry(self, variant=None, arch=None):

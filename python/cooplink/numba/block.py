@@ -3,8 +3,8 @@
 Factories with cuda.coop 1.0.2's names and parameters (make_load, make_store, make_reduce, make_sum,
 make_exclusive_sum, make_inclusive_sum, make_exclusive_scan, make_inclusive_scan, make_scan, make_exchange,
 make_merge_sort_keys, make_radix_sort_keys, make_radix_sort_keys_descending), cooplink's
-make_merge_sort_pairs, make_radix_sort_pairs, make_discontinuity, make_adjacent_difference and make_shuffle,
-and calls with no factory inside a kernel (load, store, reduce, sum, exclusive_scan,
+make_merge_sort_pairs, make_radix_sort_pairs, make_discontinuity, make_adjacent_difference, make_shuffle,
+make_histogram and make_run_length_decode, and calls with no factory inside a kernel (load, store, reduce, sum, exclusive_scan,
 inclusive_scan, exclusive_sum, inclusive_sum, scan, exchange, merge_sort, radix_sort, flag_heads, flag_tails,
 flag_heads_and_tails, subtract_left, subtract_right, shuffle) that take the dtype and items per thread from
 their arguments and the block shape from the launch (or threads=).
@@ -28,7 +28,7 @@ __all__ = ["make_load", "make_store", "make_reduce", "make_sum", "make_exclusive
            "make_exclusive_scan", "make_inclusive_scan", "make_scan", "make_exchange", "BlockExchangeType",
            "make_merge_sort_keys", "make_merge_sort_pairs", "make_discontinuity", "make_adjacent_difference",
            "make_shuffle", "make_radix_sort_keys", "make_radix_sort_keys_descending", "make_radix_sort_pairs",
-           "radix_sort", "load", "store", "reduce", "sum", "exclusive_scan", "inclusive_scan", "exclusive_sum",
+           "radix_sort", "make_histogram", "make_run_length_decode", "histogram", "run_length_decode", "load", "store", "reduce", "sum", "exclusive_scan", "inclusive_scan", "exclusive_sum",
            "inclusive_sum", "scan", "exchange", "merge_sort", "flag_heads", "flag_tails", "flag_heads_and_tails",
            "subtract_left", "subtract_right", "shuffle"]
 
@@ -186,6 +186,24 @@ def _radix_sort(keys, values, block, items, descending, striped, radix_bits):
                      [Variant(kind, f"radix_sort_{kind}", optional_in=("begin_bit", "end_bit"))], values=values)
 
 
+def _histogram(dtype, block, items, bins, algorithm, init):
+    if not isinstance(dtype, types.Integer):
+        raise ValueError(f"dtype={dtype}: a histogram's items are bin numbers, an integer type")
+    if not isinstance(bins, (int, np.integer)) or isinstance(bins, bool) or not 1 <= bins <= 4096:
+        raise ValueError(f"bins={bins!r}: give an int from 1 to 4096")
+    if algorithm not in ("sort", "atomic"):
+        raise ValueError(f"algorithm={algorithm!r} is not a histogram algorithm (use 'sort' or 'atomic')")
+    v = "init_composite" if init else "composite"
+    return Primitive("block_histogram", dtype, block, check_items(items), algorithm, None,
+                     [Variant(v, f"histogram_{v}")], extra=f"b{int(bins)}")
+
+
+def _run_length_decode(dtype, block, runs, decoded):
+    return Primitive("block_run_length_decode", dtype, block, check_items(runs, "runs_per_thread"), None, None,
+                     [Variant("decode", "run_length_decode"), Variant("decode_offsets", "run_length_decode_offsets")],
+                     extra=f"d{check_items(decoded, 'decoded_items_per_thread')}")
+
+
 def _discontinuity(dtype, block, items, mode, flag_op):
     op = _flag_op(flag_op, dtype)
     return Primitive("block_discontinuity", dtype, block, check_items(items), None, op,
@@ -324,6 +342,24 @@ def make_radix_sort_pairs(keys_dtype, values_dtype, threads_per_block, items_per
     return _radix_sort(nb, numba_dtype(values_dtype, "values_dtype"), block, items, descending, striped, radix_bits)
 
 
+def make_histogram(dtype, threads_per_block, items_per_thread, bins, algorithm="sort", init=True):
+    """BlockHistogram (cooplink's). In a kernel: histo(items, histogram): each item a bin's number (below bins),
+    histogram `bins` uint32 counters (a shared array), zeroed first (init=True, CUB's Histogram) or added to
+    (init=False, CUB's Composite); complete once every thread has returned and synchronized."""
+    nb, block, items = _setup(dtype, threads_per_block, items_per_thread)
+    return _histogram(nb, block, items, bins, algorithm, init)
+
+
+def make_run_length_decode(dtype, threads_per_block, runs_per_thread, decoded_items_per_thread):
+    """BlockRunLengthDecode (cooplink's). In a kernel: total = decode(run_values, run_lengths, decoded_items,
+    from_offset) fills the thread's decoded_items_per_thread items of the window that starts at from_offset of
+    the decoded sequence (blocked; run_lengths uint32, runs in order across the threads) and returns the
+    sequence's length; decode(run_values, run_lengths, decoded_items, item_offsets, from_offset) also gives each
+    item's place within its run. A window a call."""
+    nb, block, _ = _setup(dtype, threads_per_block, 1)
+    return _run_length_decode(nb, block, runs_per_thread, decoded_items_per_thread)
+
+
 def make_discontinuity(dtype, threads_per_block, items_per_thread, flag_op="ne", mode="heads"):
     """BlockDiscontinuity (cooplink's). mode 'heads': flags(head_flags, items[, tile_predecessor]); 'tails':
     flags(tail_flags, items[, tile_successor]); 'heads_tails': flags(head_flags, tail_flags, items[,
@@ -356,7 +392,7 @@ def make_shuffle(dtype, threads_per_block, items_per_thread=1, mode="up"):
 
 _CONFIG = ("threads", "algorithm", "items_per_thread", "op", "binary_op", "scan_op", "mode", "exchange_type",
            "warp_time_slicing", "compare_op", "flag_op",
-           "difference_op", "descending", "striped", "radix_bits")
+           "difference_op", "descending", "striped", "radix_bits", "bins", "init")
 
 
 def _literal(t, what, kinds):
@@ -516,6 +552,32 @@ def _radix_call(args, kws):
                        bool(striped), bits)
 
 
+def _histogram_call(args, kws):
+    name = "coop.block.histogram"
+    _need(args, 2, name, "the items and the histogram")
+    nb = _dtype_of(args[0], name, "items")
+    t = args[1]
+    bins = getattr(t, "coop_count", None) if isinstance(t, types.Array) else None
+    bins = _literal(kws.get("bins"), f"{name}: bins", (int,)) or bins
+    if bins is None:
+        raise ValueError(f"{name}: the bins cannot be read from the histogram (a cuda.shared.array's type has no "
+                         f"length): pass bins=")
+    init = kws["init"].literal_value if isinstance(kws.get("init"), types.BooleanLiteral) else \
+        _literal(kws.get("init"), f"{name}: init", (int,))
+    algo = _literal(kws.get("algorithm"), f"{name}: algorithm", (str,)) or "sort"
+    return _histogram(nb, _call_shape(kws, name), _call_items(args[0], kws, name, "items"), bins, algo,
+                      True if init is None else bool(init))
+
+
+def _rld_call(args, kws):
+    name = "coop.block.run_length_decode"
+    _need(args, 3, name, "the run values, the run lengths and the decoded items")
+    nb = _dtype_of(args[0], name, "run_values")
+    runs = _call_items(args[0], {}, name, "run_values")
+    decoded = _call_items(args[2], {}, name, "decoded_items")
+    return _run_length_decode(nb, _call_shape(kws, name), runs, decoded)
+
+
 def _shuffle_call(args, kws):
     name = "coop.block.shuffle"
     _need(args, 2, name, "the items (and the output or distance)")
@@ -542,6 +604,9 @@ scan = _stub("scan", "scan(items_in, items_out, mode='exclusive', op='sum', ...)
 exchange = _stub("exchange", "exchange(items_in[, items_out][, ranks[, is_valid]], exchange_type='striped_to_blocked', "
                              "warp_time_slicing=False, threads=)")
 merge_sort = _stub("merge_sort", "merge_sort(keys[, values][, num_valid, oob_default], compare_op='less', threads=)")
+histogram = _stub("histogram", "histogram(items, histogram, bins=, algorithm='sort', init=True, threads=)")
+run_length_decode = _stub("run_length_decode", "total = run_length_decode(run_values, run_lengths, decoded_items"
+                                                "[, item_offsets], from_offset, threads=)")
 radix_sort = _stub("radix_sort", "radix_sort(keys[, values][, begin_bit, end_bit], descending=False, striped=False, "
                                  "radix_bits=4, threads=)")
 flag_heads = _stub("flag_heads", "flag_heads(head_flags, items[, tile_predecessor], flag_op='ne', threads=)")
@@ -563,5 +628,6 @@ for _fn, _maker in ((load, _load_store_call("block_load")), (store, _load_store_
                     (flag_heads, _discontinuity_call("heads")), (flag_tails, _discontinuity_call("tails")),
                     (flag_heads_and_tails, _discontinuity_call("heads_tails")),
                     (subtract_left, _adjacent_call("left")), (subtract_right, _adjacent_call("right")),
-                    (shuffle, _shuffle_call), (radix_sort, _radix_call)):
+                    (shuffle, _shuffle_call), (radix_sort, _radix_call), (histogram, _histogram_call),
+                    (run_length_decode, _rld_call)):
     _extension.register_single_phase(_fn, _maker, _CONFIG)
