@@ -94,6 +94,16 @@ static void symbol_of(kase *k)
              ALGOS[k->fam][k->algo]);
     return;
   }
+  if (k->fam == FAM_BHIST) {
+    snprintf(k->sym, sizeof k->sym, "coop_block_histogram_%s_%s_%s_i%d_%s_b%d", VARS[k->fam][k->var], TY[k->type].code,
+             geom, k->n, ALGOS[k->fam][k->algo], k->wi);
+    return;
+  }
+  if (k->fam == FAM_BRLD) {
+    snprintf(k->sym, sizeof k->sym, "coop_block_run_length_decode%s_%s_%s_i%d_d%d", k->var ? "_offsets" : "",
+             TY[k->type].code, geom, k->n, k->wi);
+    return;
+  }
   if (is_block2_fam(k->fam)) { /* <family stem>_<variant>[_<op>]_<type>_<geometry>_i<items> */
     static const char *fam_stem[] = {[FAM_BDISC] = "discontinuity", [FAM_BADJ] = "adjacent_difference",
                                      [FAM_BSHUF] = "shuffle"};
@@ -179,6 +189,11 @@ static void build_cases(void)
               if (k.bx * k.by * k.bz >= 512 && k.n == 16) k.n = 4;
               if (fam == FAM_REDUCE && var == 1) k.n = 1;
               if (fam == FAM_BSHUF && var < 2) k.n = 1; /* offset, rotate: one item */
+              if (fam == FAM_BHIST) { /* integer bin numbers; bins 7, 64, 256 */
+                if (!TY[type].is_int) continue;
+                k.wi = (int[]){7, 64, 256}[(ctr / 2 + rep) % 3];
+              }
+              if (fam == FAM_BRLD) k.wi = (int[]){1, 4, 8, 3}[(ctr + rep) % 4]; /* decoded items a thread */
               symbol_of(&k);
               if (filter && !strstr(k.sym, filter)) continue;
               int dup = 0;
@@ -493,6 +508,10 @@ static void build_shard(int s)
       g.op = block2_op(k, custom, sizeof custom);
     }
     if (k->fam == FAM_BRADIX) g.values = k->var >= 4 ? "u32" : NULL;
+    char extra[16];
+    snprintf(extra, sizeof extra, "%d", k->wi);
+    if (k->fam == FAM_BHIST) g.bins = extra;
+    if (k->fam == FAM_BRLD) g.decoded = extra, g.algorithm = NULL;
     if (is_sort_fam(k->fam)) { /* its comparator; pairs: u32 values */
       g.algorithm = NULL;
       snprintf(custom, sizeof custom, "custom:sortcmp_%s", TY[k->type].code);

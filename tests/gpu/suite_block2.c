@@ -74,6 +74,29 @@ void block2_kernel_source(FILE *f, const kase *k, int idx)
     fprintf(f, "  for (int i = 0; i < %d; ++i) out[(b * %d + tid) * %d + i] = res[i];\n}\n\n", n, bt, n);
     return;
   }
+  if (k->fam == FAM_BHIST) { /* composite adds to bins holding their own numbers; init zeroes poisoned bins */
+    fprintf(f, "  __shared__ unsigned hist[%d];\n  for (int i = tid; i < %d; i += %d) hist[i] = %s;\n  __syncthreads();\n"
+               "  %s(items, hist, smem);\n  __syncthreads();\n"
+               "  for (int i = tid; i < %d; i += %d) ((unsigned *)out2)[b * %d + i] = hist[i];\n}\n\n",
+            k->wi, k->wi, bt, k->var ? "i" : "0xA5A5A5A5u", k->sym, k->wi, bt, k->wi);
+    return;
+  }
+  if (k->fam == FAM_BRLD) { /* run lengths 0..4; windows from 0, one window on, 3, past the total */
+    const int D = k->wi, dec = GRID * bt * D;
+    fprintf(f, "  unsigned lens[%d], offs[%d], total = 0xA5A5A5A5u;\n  %s dec[%d];\n"
+               "  for (int i = 0; i < %d; ++i) lens[i] = (unsigned)(((b * %d + tid) * %d + i) * 7 %% 5);\n"
+               "  for (int i = 0; i < %d; ++i) { dec[i] = aux[%d]; offs[i] = 0xA5A5A5A5u; }\n"
+               "  const int from[4] = {0, %d, 3, 1 << 30};\n",
+            n, D, T, D, n, bt, n, D, GRID, D * bt);
+    if (k->var) fprintf(f, "  %s(items, lens, dec, offs, from[b %% 4], &total, smem);\n", k->sym);
+    else fprintf(f, "  %s(items, lens, dec, from[b %% 4], &total, smem);\n", k->sym);
+    fprintf(f, "  unsigned char *o2 = (unsigned char *)out2;\n"
+               "  for (int i = 0; i < %d; ++i) {\n    ((%s *)o2)[(b * %d + tid) * %d + i] = dec[i];\n"
+               "    ((unsigned *)(o2 + %zu))[(b * %d + tid) * %d + i] = offs[i];\n  }\n"
+               "  ((unsigned *)(o2 + %zu))[b * %d + tid] = total;\n}\n\n",
+            D, T, bt, D, (size_t)dec * TY[k->type].size, bt, D, (size_t)dec * TY[k->type].size + (size_t)dec * 4, bt);
+    return;
+  }
   if (k->fam == FAM_BRADIX) { /* block b sorts the bit range RANGES[b]; pairs carry each item's place */
     const int kb = (int)TY[k->type].size * 8;
     fprintf(f, "  const int range[4][2] = {{0, %d}, {0, %d}, {3, %d}, {5, 5}};\n  unsigned vals[%d];\n"
@@ -98,6 +121,7 @@ static int block2_other_check(const kase *k, const unsigned char *in, const unsi
                               size_t msize);
 static int radix_check(const kase *k, const unsigned char *in, const unsigned char *out, const unsigned char *out2,
                        char *msg, size_t msize);
+static int hist_rld_check(const kase *k, const unsigned char *in, const unsigned char *out2, char *msg, size_t msize);
 
 /* Place in the tile of thread th's item i: blocked, striped, warp-striped (warps of min(bt, 32) lanes). */
 static int place(int how, int th, int i, int bt, int n)
@@ -119,6 +143,7 @@ int block2_check(const kase *k, const unsigned char *in, const unsigned char *ou
   if (k->fam == FAM_BDISC || k->fam == FAM_BADJ || k->fam == FAM_BSHUF)
     return block2_other_check(k, in, out, out2, aux, valid, msg, msize);
   if (k->fam == FAM_BRADIX) return radix_check(k, in, out, out2, msg, msize);
+  if (k->fam == FAM_BHIST || k->fam == FAM_BRLD) return hist_rld_check(k, in, out2, msg, msize);
   if (k->fam == FAM_BSORT) {
     for (int b = 0; b < GRID; ++b) {
       const size_t at = (size_t)b * tile;
@@ -210,6 +235,11 @@ void block2_prelude(FILE *f, const kase *cases, int first, int count)
 size_t block2_out2_items(const kase *k, size_t n_in, size_t es)
 {
   if (is_sort_fam(k->fam) || k->fam == FAM_BRADIX) return (n_in * 4 + es - 1) / es;
+  if (k->fam == FAM_BHIST) return ((size_t)GRID * (size_t)k->wi * 4 + es - 1) / es;
+  if (k->fam == FAM_BRLD) { /* decoded items, their offsets (u32), the totals (u32) */
+    const size_t dec = (size_t)GRID * (size_t)(k->bx * k->by * k->bz) * (size_t)k->wi;
+    return (dec * es + dec * 4 + (size_t)GRID * (size_t)(k->bx * k->by * k->bz) * 4 + es - 1) / es;
+  }
   if (k->fam == FAM_BDISC) return (n_in * 8 + es - 1) / es;
   return 0;
 }
@@ -390,4 +420,68 @@ static int radix_check(const kase *k, const unsigned char *in, const unsigned ch
   free(digits);
   free(order);
   return ok;
+}
+
+/* ---- histogram, run-length decode ---- */
+
+static int hist_rld_check(const kase *k, const unsigned char *in, const unsigned char *out2, char *msg, size_t msize)
+{
+  const size_t es = (size_t)TY[k->type].size;
+  const int bt = k->bx * k->by * k->bz, n = k->n;
+  if (k->fam == FAM_BHIST) {
+    const int bins = k->wi;
+    for (int b = 0; b < GRID; ++b) {
+      uint32_t want[256];
+      for (int i = 0; i < bins; ++i) want[i] = k->var ? (uint32_t)i : 0;
+      for (int j = 0; j < bt * n; ++j) ++want[ld_u(&TY[k->type], in + ((size_t)b * bt * n + (size_t)j) * es) % (uint64_t)bins];
+      for (int i = 0; i < bins; ++i) {
+        uint32_t got;
+        memcpy(&got, out2 + ((size_t)b * bins + (size_t)i) * 4, 4);
+        if (got != want[i]) {
+          snprintf(msg, msize, "block %d bin %d: %u, want %u", b, i, got, want[i]);
+          return 0;
+        }
+      }
+    }
+    return 1;
+  }
+  /* the run-length decode: block b's runs in thread order, lengths ((b * bt + t) * n + i) * 7 % 5 */
+  const int D = k->wi, dec = GRID * bt * D;
+  const unsigned char *offs = out2 + (size_t)dec * es, *totals = offs + (size_t)dec * 4;
+  for (int b = 0; b < GRID; ++b) {
+    uint32_t total = 0;
+    for (int j = 0; j < bt * n; ++j) total += (uint32_t)(((size_t)b * bt * n + (size_t)j) * 7 % 5);
+    const uint32_t from4[4] = {0, (uint32_t)(D * bt), 3, 1u << 30}, from = from4[b % 4] < total ? from4[b % 4] : total;
+    for (int th = 0; th < bt; ++th) {
+      uint32_t t;
+      memcpy(&t, totals + ((size_t)b * bt + (size_t)th) * 4, 4);
+      if (t != total) {
+        snprintf(msg, msize, "block %d thread %d: total %u, want %u", b, th, t, total);
+        return 0;
+      }
+      for (int i = 0; i < D; ++i) {
+        const uint32_t p = from + (uint32_t)(th * D + i);
+        if (p >= total) continue; /* past the decoded sequence: unspecified */
+        uint32_t start = 0;
+        int run = 0;
+        for (;; ++run) { /* the run holding place p */
+          const uint32_t len = (uint32_t)(((size_t)b * bt * n + (size_t)run) * 7 % 5);
+          if (p < start + len) break;
+          start += len;
+        }
+        const size_t slot = (size_t)b * bt * D + (size_t)th * D + (size_t)i;
+        if (memcmp(out2 + slot * es, in + ((size_t)b * bt * n + (size_t)run) * es, es) != 0) {
+          snprintf(msg, msize, "block %d thread %d item %d (place %u, run %d): bytes differ", b, th, i, p, run);
+          return 0;
+        }
+        uint32_t o;
+        memcpy(&o, offs + slot * 4, 4);
+        if (k->var && o != p - start) {
+          snprintf(msg, msize, "block %d thread %d item %d: offset %u within its run, want %u", b, th, i, o, p - start);
+          return 0;
+        }
+      }
+    }
+  }
+  return 1;
 }
