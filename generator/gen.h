@@ -24,6 +24,7 @@ enum {
   COOP__FAM_BLOCK_RADIX_SORT,
   COOP__FAM_BLOCK_HISTOGRAM,
   COOP__FAM_BLOCK_RUN_LENGTH_DECODE,
+  COOP__FAM_BLOCK_RADIX_RANK,
   COOP__FAM_COUNT
 };
 /* Who cooperates: a thread block (geometry t<X>[x<Y>x<Z>]_i<items>), or a logical warp of L lanes (w<L>). */

@@ -278,6 +278,15 @@ static const coop__variant run_length_decode_variants[] = {
     {"from_offset", COOP__P_INT, 0, 0, COOP__S_ONE}, P_TOTAL, P_TEMP}},
 };
 
+static const coop__variant radix_rank_variants[] = {
+  {"asc", "radix_rank_asc", "rank_asc", NULL, 0,
+   {{"keys", COOP__P_IN, 0, 0, COOP__S_ITEMS}, {"ranks", COOP__P_OUT, 0, 0, COOP__S_ITEMS, COOP__E_INT},
+    {"begin_bit", COOP__P_INT, 0, 0, COOP__S_ONE}, P_TEMP}},
+  {"desc", "radix_rank_desc", "rank_desc", NULL, 0,
+   {{"keys", COOP__P_IN, 0, 0, COOP__S_ITEMS}, {"ranks", COOP__P_OUT, 0, 0, COOP__S_ITEMS, COOP__E_INT},
+    {"begin_bit", COOP__P_INT, 0, 0, COOP__S_ONE}, P_TEMP}},
+};
+
 #define N(a) ((int)(sizeof(a) / sizeof((a)[0])))
 const coop__family coop__families[COOP__FAM_COUNT] = {
   {"block_load", "block_load.cuh", "coop::block_load", 0, load_algos, N(load_algos), 0, load_variants, N(load_variants)},
@@ -323,4 +332,8 @@ const coop__family coop__families[COOP__FAM_COUNT] = {
   /* items: runs a thread; decoded: items a thread of each window */
   {"block_run_length_decode", "block_run_length_decode.cuh", "coop::block_run_length_decode", 0, NULL, 0, -1,
    run_length_decode_variants, N(run_length_decode_variants), COOP__SCOPE_BLOCK, 0, 0, 0, NULL, 0, "decoded"},
+  /* ranks by one digit (the radix bits, r1..r8) of a key's raw bits */
+  {"block_radix_rank", "block_radix_rank.cuh", "coop::block_radix_rank", 0, radix_bits, N(radix_bits), 3,
+   radix_rank_variants, N(radix_rank_variants), COOP__SCOPE_BLOCK, 0, 0, 0,
+   "CUB's radix rank reads a key's bits as an unsigned integer's; a user type has no such bits"},
 };

@@ -34,7 +34,7 @@
  * Group fields:
  *   family     block_load | block_store | block_reduce | block_scan | block_exchange | block_merge_sort |
  *              block_discontinuity | block_adjacent_difference | block_shuffle | block_radix_sort |
- *              block_histogram | block_run_length_decode | warp_reduce | warp_scan |
+ *              block_histogram | block_run_length_decode | block_radix_rank | warp_reduce | warp_scan |
  *              warp_load | warp_store | warp_exchange | warp_merge_sort (required)
  *   type       i8 i16 i32 i64 u8 u16 u32 u64 f16 bf16 f32 f64, or a declared user type (required)
  *   threads    block families: X, XxY or XxYxZ; 1 <= X*Y*Z <= 1024, Z <= 64 (required); block_merge_sort:
@@ -72,7 +72,8 @@
  *              keys_asc keys_desc keys_asc_striped keys_desc_striped and pairs_* the same (int begin_bit, end_bit;
  *              pairs with values). Default: every variant of the family (with values, those of pairs).
  *   algorithm  (also) block_radix_sort: r1 .. r8, its radix bits a pass (default r4); keys of a built-in type;
- *              block_histogram: sort atomic (default sort).
+ *              block_histogram: sort atomic (default sort); block_radix_rank: r1 .. r8 (its digit's bits;
+ *              variants asc desc; int begin_bit; ranks of the keys' raw bits).
  *   bins       block_histogram (required): its bins, 1..4096 (symbols end in _b<bins>); items: integer bin
  *              numbers; variants init_composite composite; the histogram: bins unsigned int counters
  *   decoded    block_run_length_decode (required): decoded items a thread, 1..32 (symbols end in _d<n>); items:

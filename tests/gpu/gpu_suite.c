@@ -99,6 +99,11 @@ static void symbol_of(kase *k)
              geom, k->n, ALGOS[k->fam][k->algo], k->wi);
     return;
   }
+  if (k->fam == FAM_BRANK) {
+    snprintf(k->sym, sizeof k->sym, "coop_block_radix_rank_%s_%s_%s_i%d_%s", VARS[k->fam][k->var], TY[k->type].code, geom,
+             k->n, ALGOS[k->fam][k->algo]);
+    return;
+  }
   if (k->fam == FAM_BRLD) {
     snprintf(k->sym, sizeof k->sym, "coop_block_run_length_decode%s_%s_%s_i%d_d%d", k->var ? "_offsets" : "",
              TY[k->type].code, geom, k->n, k->wi);
@@ -179,7 +184,7 @@ static void build_cases(void)
               if (fam == FAM_BEXCH && algo == 1 && var >= 6) continue; /* refused: CUB does not time-slice them */
               if (fam == FAM_BSORT && type == T_MAT2 && algo != 2) continue; /* an opaque key: its comparator */
               if ((fam == FAM_BDISC || fam == FAM_BADJ) && type == T_MAT2 && strcmp(ALGOS[fam][algo], "custom")) continue;
-              if (fam == FAM_BRADIX && type == T_MAT2) continue; /* refused: no decomposer */
+              if ((fam == FAM_BRADIX || fam == FAM_BRANK) && type == T_MAT2) continue; /* refused: no bits */
               int s = ctr % N_SHAPES;
               while (!shape_ok(fam, var, algo, SHAPES[s])) s = (s + 1) % N_SHAPES;
               k.bx = SHAPES[s][0];

@@ -8,7 +8,7 @@
 /* FAM_WSORT's "algorithms" are its comparators: less, greater, and custom:sortcmp_<type> (keys by key / 2,
  * descending: many ties, so the values, each item's place, show the stability; mat2: by field a) */
 enum { FAM_LOAD, FAM_STORE, FAM_REDUCE, FAM_SCAN, FAM_WREDUCE, FAM_WSCAN, FAM_WLOAD, FAM_WSTORE, FAM_WEXCH, FAM_WSORT,
-       FAM_BEXCH, FAM_BSORT, FAM_BDISC, FAM_BADJ, FAM_BSHUF, FAM_BRADIX, FAM_BHIST, FAM_BRLD, N_FAMS };
+       FAM_BEXCH, FAM_BSORT, FAM_BDISC, FAM_BADJ, FAM_BSHUF, FAM_BRADIX, FAM_BHIST, FAM_BRLD, FAM_BRANK, N_FAMS };
 /* FAM_BHIST: kase.wi is its bins; FAM_BRLD: kase.n its runs a thread, kase.wi its decoded items a thread */
 /* FAM_BRADIX's algorithms are radix bits; each block of a launch sorts its own bit range */
 /* FAM_BSORT's "algorithms" are FAM_WSORT's comparators; FAM_BDISC's its flag ops (ne, less, and

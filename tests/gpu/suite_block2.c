@@ -18,6 +18,15 @@ static int rank_prime(int tile)
   return 29;
 }
 
+/* a radix rank's digit: `bits` bits of the raw key from begin[b % 4] */
+static int rank_bits(const kase *k) { return k->algo == 1 ? 1 : k->algo == 2 ? 8 : 4; }
+static int rank_begin(const kase *k, int b)
+{
+  const int room = (int)TY[k->type].size * 8 - rank_bits(k);
+  const int begins[4] = {0, room, room / 2, room >= 1 ? 1 : 0};
+  return begins[b % 4];
+}
+
 /* the exchanges: 0 striped_to_blocked 1 blocked_to_striped 2 warp_striped_to_blocked 3 blocked_to_warp_striped
  * 4 scatter_to_blocked 5 scatter_to_striped 6 scatter_to_striped_guarded 7 scatter_to_striped_flagged */
 static int skipped(int var, int j, int b) { return (var == 6 && (j + b) % 3 == 0) || (var == 7 && (j + b) % 3 == 1); }
@@ -74,6 +83,13 @@ void block2_kernel_source(FILE *f, const kase *k, int idx)
     fprintf(f, "  for (int i = 0; i < %d; ++i) out[(b * %d + tid) * %d + i] = res[i];\n}\n\n", n, bt, n);
     return;
   }
+  if (k->fam == FAM_BRANK) { /* block b ranks by the digit from rank_begin(b) */
+    fprintf(f, "  const int begin[4] = {%d, %d, %d, %d};\n  int ranks[%d];\n  for (int i = 0; i < %d; ++i) ranks[i] = -7;\n"
+               "  %s(items, ranks, begin[b %% 4], smem);\n"
+               "  for (int i = 0; i < %d; ++i) ((int *)out2)[(b * %d + tid) * %d + i] = ranks[i];\n}\n\n",
+            rank_begin(k, 0), rank_begin(k, 1), rank_begin(k, 2), rank_begin(k, 3), n, n, k->sym, n, bt, n);
+    return;
+  }
   if (k->fam == FAM_BHIST) { /* composite adds to bins holding their own numbers; init zeroes poisoned bins */
     fprintf(f, "  __shared__ unsigned hist[%d];\n  for (int i = tid; i < %d; i += %d) hist[i] = %s;\n  __syncthreads();\n"
                "  %s(items, hist, smem);\n  __syncthreads();\n"
@@ -122,6 +138,7 @@ static int block2_other_check(const kase *k, const unsigned char *in, const unsi
 static int radix_check(const kase *k, const unsigned char *in, const unsigned char *out, const unsigned char *out2,
                        char *msg, size_t msize);
 static int hist_rld_check(const kase *k, const unsigned char *in, const unsigned char *out2, char *msg, size_t msize);
+static int rank_check(const kase *k, const unsigned char *in, const unsigned char *out2, char *msg, size_t msize);
 
 /* Place in the tile of thread th's item i: blocked, striped, warp-striped (warps of min(bt, 32) lanes). */
 static int place(int how, int th, int i, int bt, int n)
@@ -144,6 +161,7 @@ int block2_check(const kase *k, const unsigned char *in, const unsigned char *ou
     return block2_other_check(k, in, out, out2, aux, valid, msg, msize);
   if (k->fam == FAM_BRADIX) return radix_check(k, in, out, out2, msg, msize);
   if (k->fam == FAM_BHIST || k->fam == FAM_BRLD) return hist_rld_check(k, in, out2, msg, msize);
+  if (k->fam == FAM_BRANK) return rank_check(k, in, out2, msg, msize);
   if (k->fam == FAM_BSORT) {
     for (int b = 0; b < GRID; ++b) {
       const size_t at = (size_t)b * tile;
@@ -236,6 +254,7 @@ size_t block2_out2_items(const kase *k, size_t n_in, size_t es)
 {
   if (is_sort_fam(k->fam) || k->fam == FAM_BRADIX) return (n_in * 4 + es - 1) / es;
   if (k->fam == FAM_BHIST) return ((size_t)GRID * (size_t)k->wi * 4 + es - 1) / es;
+  if (k->fam == FAM_BRANK) return (n_in * 4 + es - 1) / es;
   if (k->fam == FAM_BRLD) { /* decoded items, their offsets (u32), the totals (u32) */
     const size_t dec = (size_t)GRID * (size_t)(k->bx * k->by * k->bz) * (size_t)k->wi;
     return (dec * es + dec * 4 + (size_t)GRID * (size_t)(k->bx * k->by * k->bz) * 4 + es - 1) / es;
@@ -484,4 +503,37 @@ static int hist_rld_check(const kase *k, const unsigned char *in, const unsigned
     }
   }
   return 1;
+}
+
+/* ---- radix rank ---- */
+
+static int rank_check(const kase *k, const unsigned char *in, const unsigned char *out2, char *msg, size_t msize)
+{
+  const size_t es = (size_t)TY[k->type].size;
+  const int bt = k->bx * k->by * k->bz, n = k->n, tile = bt * n, bits = rank_bits(k);
+  uint64_t *digits = malloc((size_t)tile * sizeof *digits);
+  int *order = malloc((size_t)tile * sizeof *order), ok = 1;
+  for (int b = 0; b < GRID && ok; ++b) {
+    const int lo = rank_begin(k, b);
+    for (int j = 0; j < tile; ++j) {
+      uint64_t u = 0;
+      memcpy(&u, in + ((size_t)b * tile + (size_t)j) * es, es);
+      digits[j] = (u >> lo) & ((1ull << bits) - 1);
+      order[j] = j;
+    }
+    radix_digits = digits;
+    radix_desc = k->var;
+    qsort(order, (size_t)tile, sizeof *order, radix_cmp);
+    for (int p = 0; p < tile && ok; ++p) { /* the item at sorted place p has rank p */
+      int got;
+      memcpy(&got, out2 + ((size_t)b * tile + (size_t)order[p]) * 4, 4);
+      if (got != p) {
+        snprintf(msg, msize, "block %d (bits %d..%d) item %d: rank %d, want %d", b, lo, lo + bits, order[p], got, p);
+        ok = 0;
+      }
+    }
+  }
+  free(digits);
+  free(order);
+  return ok;
 }

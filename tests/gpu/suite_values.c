@@ -18,7 +18,7 @@ const char *const FAMS[N_FAMS] = {"block_load", "block_store", "block_reduce", "
                                    "warp_scan", "warp_load", "warp_store", "warp_exchange", "warp_merge_sort",
                                    "block_exchange", "block_merge_sort", "block_discontinuity",
                                    "block_adjacent_difference", "block_shuffle", "block_radix_sort", "block_histogram",
-                                   "block_run_length_decode"};
+                                   "block_run_length_decode", "block_radix_rank"};
 const char *const VARS[N_FAMS][8] = {{"plain", "guarded"}, {"plain", "guarded"}, {"full", "partial"},
                                       {"exclusive", "inclusive", "exclusive_prefix", "inclusive_prefix"},
                                       {"full", "partial"},  {"exclusive", "inclusive"},
@@ -37,8 +37,9 @@ const char *const VARS[N_FAMS][8] = {{"plain", "guarded"}, {"plain", "guarded"},
                                       {"keys_asc", "keys_desc", "keys_asc_striped", "keys_desc_striped", "pairs_asc",
                                        "pairs_desc", "pairs_asc_striped", "pairs_desc_striped"},
                                       {"init_composite", "composite"},
-                                      {"decode", "decode_offsets"}};
-const int N_VARS[N_FAMS] = {2, 2, 2, 4, 2, 2, 2, 2, 3, 4, 8, 4, 8, 7, 6, 8, 2, 2};
+                                      {"decode", "decode_offsets"},
+                                      {"asc", "desc"}};
+const int N_VARS[N_FAMS] = {2, 2, 2, 4, 2, 2, 2, 2, 3, 4, 8, 4, 8, 7, 6, 8, 2, 2, 2};
 const int PWARPS[6] = {1, 2, 4, 8, 16, 32};
 const char *const ALGOS[N_FAMS][6] = {
   {"direct", "striped", "vectorize", "transpose", "warp_transpose", "warp_transpose_ts"},
@@ -58,8 +59,9 @@ const char *const ALGOS[N_FAMS][6] = {
   {""},
   {"r4", "r1", "r8"},
   {"sort", "atomic"},
-  {""}};
-const int N_ALGOS[N_FAMS] = {6, 6, 3, 3, 1, 1, 4, 4, 2, 3, 2, 3, 3, 2, 1, 3, 2, 1};
+  {""},
+  {"r4", "r1", "r8"}};
+const int N_ALGOS[N_FAMS] = {6, 6, 3, 3, 1, 1, 4, 4, 2, 3, 2, 3, 3, 2, 1, 3, 2, 1, 3};
 const int WARPS[] = {1, 2, 3, 4, 5, 7, 8, 12, 16, 31, 32};
 const int SHAPES[][3] = {{1, 1, 1},   {7, 1, 1},    {32, 1, 1},  {65, 1, 1}, {128, 1, 1},
                                 {256, 1, 1}, {1024, 1, 1}, {16, 16, 1}, {8, 4, 2},  {5, 3, 2}};

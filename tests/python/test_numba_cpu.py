@@ -884,3 +884,22 @@ def test_block_histogram_run_length_decode():
     with pytest.raises(ValueError) as e:
         coop.block.make_histogram(np.float32, 64, 2, 16)
     assert str(e.value) == "dtype=float32: a histogram's items are bin numbers, an integer type"
+
+
+def test_block_radix_rank():
+    """make_radix_rank and the radix_rank call: compiled, linked, inlined."""
+    rk = coop.block.make_radix_rank(np.uint16, (32, 2), 3, radix_bits=5, descending=True)
+    assert rk.name == "block_radix_rank_desc_u16_t32x2x1_i3_r5"
+
+    def k(d_in, d_out, b):
+        t = cuda.threadIdx.x + 32 * cuda.threadIdx.y
+        a = coop.local.array(3, numba.uint16)
+        r = coop.local.array(3, numba.int32)
+        for i in range(3):
+            a[i] = d_in[t * 3 + i]
+        rk(a, r, b)
+        cuda.syncthreads()
+        coop.block.radix_rank(a, r, 0, radix_bits=8, threads=(32, 2))
+        for i in range(3):
+            d_out[t * 3 + i] = r[i]
+    assert_inlined(compile_and_link(k, (types.uint16[::1], types.int32[::1], types.int32)))

@@ -407,8 +407,9 @@ Test(link, block_histogram_run_length_decode, .timeout = 600)
   /* a 256-bin histogram of bytes (sort, then atomic added to it) and a run-length decode window, inlined */
   coop_gen_group g[] = {{.family = "block_histogram", .type = "u8", .threads = "128", .items = "4", .bins = "256",
                          .algorithm = "sort,atomic"},
-                        {.family = "block_run_length_decode", .type = "f32", .threads = "128", .items = "2", .decoded = "4"}};
-  check_family(g, 2,
+                        {.family = "block_run_length_decode", .type = "f32", .threads = "128", .items = "2", .decoded = "4"},
+                        {.family = "block_radix_rank", .type = "u8", .threads = "128", .items = "4", .algorithm = "r4"}};
+  check_family(g, 3,
                "extern \"C\" __global__ void __launch_bounds__(128) k(const unsigned char *in, unsigned *out, float *f, int n) {\n"
                "  __shared__ __align__(16) unsigned char temp[16 * 1024];\n"
                "  __shared__ unsigned hist[256];\n"
@@ -422,5 +423,7 @@ Test(link, block_histogram_run_length_decode, .timeout = 600)
                "  out[t] = hist[t] + hist[t + 128];\n"
                "  for (int i = 0; i < 2; ++i) { v[i] = f[t * 2 + i]; l[i] = a[i] % 5; }\n"
                "  coop_block_run_length_decode_offsets_f32_t128_i2_d4(v, l, d, o, n, &total, temp);\n"
-               "  for (int i = 0; i < 4; ++i) f[t * 4 + i] = d[i] + o[i] + total;\n}\n");
+               "  int r[4];\n"
+               "  coop_block_radix_rank_desc_u8_t128_i4_r4(a, r, n & 4, temp);\n"
+               "  for (int i = 0; i < 4; ++i) f[t * 4 + i] = d[i] + o[i] + total + r[i];\n}\n");
 }

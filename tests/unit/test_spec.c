@@ -35,7 +35,8 @@ Test(spec, unknown_family)
   expect_group(GROUP(.family = "block_foo", .type = "f32", .threads = "128"), E,
                "--family: unknown family 'block_foo' (known: block_load block_store block_reduce block_scan warp_reduce "
                "warp_scan warp_load warp_store warp_exchange warp_merge_sort block_exchange block_merge_sort block_discontinuity "
-               "block_adjacent_difference block_shuffle block_radix_sort block_histogram block_run_length_decode)\n");
+               "block_adjacent_difference block_shuffle block_radix_sort block_histogram block_run_length_decode "
+               "block_radix_rank)\n");
 }
 Test(spec, unknown_type)
 {
@@ -721,10 +722,14 @@ Test(spec, histogram_run_length_decode)
                coopt_gen_log(gen));
   cr_assert_eq(coop_gen_add_symbol(gen, "coop_block_run_length_decode_offsets_u8_t96_i1_d32"), COOP_SUCCESS, "%s",
                coopt_gen_log(gen));
+  cr_assert_eq(coop_gen_add_symbol(gen, "coop_block_radix_rank_desc_bf16_t16x2x1_i7_r6"), COOP_SUCCESS, "%s",
+               coopt_gen_log(gen));
   char *src = NULL;
   cr_assert_eq(coop_gen_get_source(gen, &src), COOP_SUCCESS);
   cr_assert_not_null(strstr(src, "coop::block_histogram<cuda::std::uint16_t, 65, 1, 1, 4, cub::BLOCK_HISTO_ATOMIC, 7>"),
                      "%s", src);
+  cr_assert_not_null(strstr(src, "void coop_block_radix_rank_desc_bf16_t16x2x1_i7_r6(const __nv_bfloat16 *keys, int *ranks, "
+                                 "int begin_bit, void *temp)"), "%s", src);
   cr_assert_not_null(strstr(src, "void coop_block_histogram_composite_i32_t32x2x1_i1_atomic_b4096(const cuda::std::int32_t "
                                  "*items, unsigned int *histogram, void *temp)"), "%s", src);
   cr_assert_not_null(strstr(src, "void coop_block_run_length_decode_offsets_u8_t96_i1_d32(const cuda::std::uint8_t "

@@ -156,6 +156,10 @@ static const probe PROBES[] = {
    "cub::BlockRunLengthDecode<mat2, 7, 2, 5, unsigned int, 3, 1>::TempStorage", 0},
   {{"block_run_length_decode", "f64", NULL, "128", "1", NULL, "decode", NULL, NULL, NULL, "8"},
    "coop_block_run_length_decode_f64_t128_i1_d8", "cub::BlockRunLengthDecode<double, 128, 1, 8>::TempStorage", 0},
+  {{"block_radix_rank", "u16", NULL, "65", "3", "r5", "desc"}, "coop_block_radix_rank_desc_u16_t65_i3_r5",
+   "cub::BlockRadixRank<65, 5, true>::TempStorage", 0},
+  {{"block_radix_rank", "f64", NULL, "4x4x2", "2", "r8", "asc"}, "coop_block_radix_rank_asc_f64_t4x4x2_i2_r8",
+   "cub::BlockRadixRank<4, 8, false, true, cub::BLOCK_SCAN_WARP_SCANS, cudaSharedMemBankSizeFourByte, 4, 2>::TempStorage", 0},
 };
 #define N_PROBES (sizeof PROBES / sizeof PROBES[0])
 static const char USER_TYPES[] = "rgb:3:1,mat2:16:8,big:48:16";
@@ -183,6 +187,7 @@ Test(tempsizes, equal_nvcc_host_sizeof, .timeout = 600)
              "#include <cub/block/block_discontinuity.cuh>\n#include <cub/block/block_adjacent_difference.cuh>\n"
              "#include <cub/block/block_shuffle.cuh>\n#include <cub/block/block_radix_sort.cuh>\n"
              "#include <cub/block/block_histogram.cuh>\n#include <cub/block/block_run_length_decode.cuh>\n"
+             "#include <cub/block/block_radix_rank.cuh>\n"
              "#include <cuda_fp16.h>\n#include <cuda_bf16.h>\n#include <cstdio>\n%s"
              "int main() {\n", USER_STRUCTS);
   for (size_t i = 0; i < N_PROBES; ++i)

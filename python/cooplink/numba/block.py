@@ -4,7 +4,7 @@ Factories with cuda.coop 1.0.2's names and parameters (make_load, make_store, ma
 make_exclusive_sum, make_inclusive_sum, make_exclusive_scan, make_inclusive_scan, make_scan, make_exchange,
 make_merge_sort_keys, make_radix_sort_keys, make_radix_sort_keys_descending), cooplink's
 make_merge_sort_pairs, make_radix_sort_pairs, make_discontinuity, make_adjacent_difference, make_shuffle,
-make_histogram and make_run_length_decode, and calls with no factory inside a kernel (load, store, reduce, sum, exclusive_scan,
+make_histogram, make_run_length_decode and make_radix_rank, and calls with no factory inside a kernel (load, store, reduce, sum, exclusive_scan,
 inclusive_scan, exclusive_sum, inclusive_sum, scan, exchange, merge_sort, radix_sort, flag_heads, flag_tails,
 flag_heads_and_tails, subtract_left, subtract_right, shuffle) that take the dtype and items per thread from
 their arguments and the block shape from the launch (or threads=).
@@ -28,7 +28,8 @@ __all__ = ["make_load", "make_store", "make_reduce", "make_sum", "make_exclusive
            "make_exclusive_scan", "make_inclusive_scan", "make_scan", "make_exchange", "BlockExchangeType",
            "make_merge_sort_keys", "make_merge_sort_pairs", "make_discontinuity", "make_adjacent_difference",
            "make_shuffle", "make_radix_sort_keys", "make_radix_sort_keys_descending", "make_radix_sort_pairs",
-           "radix_sort", "make_histogram", "make_run_length_decode", "histogram", "run_length_decode", "load", "store", "reduce", "sum", "exclusive_scan", "inclusive_scan", "exclusive_sum",
+           "radix_sort", "make_histogram", "make_run_length_decode", "histogram", "run_length_decode", "make_radix_rank",
+           "radix_rank", "load", "store", "reduce", "sum", "exclusive_scan", "inclusive_scan", "exclusive_sum",
            "inclusive_sum", "scan", "exchange", "merge_sort", "flag_heads", "flag_tails", "flag_heads_and_tails",
            "subtract_left", "subtract_right", "shuffle"]
 
@@ -198,6 +199,17 @@ def _histogram(dtype, block, items, bins, algorithm, init):
                      [Variant(v, f"histogram_{v}")], extra=f"b{int(bins)}")
 
 
+def _radix_rank(dtype, block, items, radix_bits, descending):
+    if isinstance(dtype, types.Record):
+        raise ValueError(f"dtype={dtype}: CUB's radix rank reads a key's bits as an unsigned integer's; a record has "
+                         f"no such bits")
+    if not isinstance(radix_bits, (int, np.integer)) or isinstance(radix_bits, bool) or not 1 <= radix_bits <= 8:
+        raise ValueError(f"radix_bits={radix_bits!r}: give an int from 1 to 8")
+    v = "desc" if descending else "asc"
+    return Primitive("block_radix_rank", dtype, block, check_items(items), f"r{int(radix_bits)}", None,
+                     [Variant(v, f"radix_rank_{v}")])
+
+
 def _run_length_decode(dtype, block, runs, decoded):
     return Primitive("block_run_length_decode", dtype, block, check_items(runs, "runs_per_thread"), None, None,
                      [Variant("decode", "run_length_decode"), Variant("decode_offsets", "run_length_decode_offsets")],
@@ -348,6 +360,14 @@ def make_histogram(dtype, threads_per_block, items_per_thread, bins, algorithm="
     (init=False, CUB's Composite); complete once every thread has returned and synchronized."""
     nb, block, items = _setup(dtype, threads_per_block, items_per_thread)
     return _histogram(nb, block, items, bins, algorithm, init)
+
+
+def make_radix_rank(dtype, threads_per_block, items_per_thread, radix_bits=4, descending=False):
+    """BlockRadixRank, as CUB has it (cooplink's name). In a kernel: rank(keys, ranks, begin_bit): ranks (int32)
+    of the block's blocked keys by the digit of radix_bits bits of their raw bits from begin_bit, stably (raw bits:
+    not the numeric order of signed or floating keys)."""
+    nb, block, items = _setup(dtype, threads_per_block, items_per_thread)
+    return _radix_rank(nb, block, items, radix_bits, descending)
 
 
 def make_run_length_decode(dtype, threads_per_block, runs_per_thread, decoded_items_per_thread):
@@ -569,6 +589,16 @@ def _histogram_call(args, kws):
                       True if init is None else bool(init))
 
 
+def _rank_call(args, kws):
+    name = "coop.block.radix_rank"
+    _need(args, 3, name, "the keys, the ranks and begin_bit")
+    nb = _dtype_of(args[0], name, "keys")
+    desc = kws["descending"].literal_value if isinstance(kws.get("descending"), types.BooleanLiteral) else \
+        _literal(kws.get("descending"), f"{name}: descending", (int,))
+    bits = _literal(kws.get("radix_bits"), f"{name}: radix_bits", (int,)) or 4
+    return _radix_rank(nb, _call_shape(kws, name), _call_items(args[0], kws, name, "keys"), bits, bool(desc))
+
+
 def _rld_call(args, kws):
     name = "coop.block.run_length_decode"
     _need(args, 3, name, "the run values, the run lengths and the decoded items")
@@ -604,6 +634,7 @@ scan = _stub("scan", "scan(items_in, items_out, mode='exclusive', op='sum', ...)
 exchange = _stub("exchange", "exchange(items_in[, items_out][, ranks[, is_valid]], exchange_type='striped_to_blocked', "
                              "warp_time_slicing=False, threads=)")
 merge_sort = _stub("merge_sort", "merge_sort(keys[, values][, num_valid, oob_default], compare_op='less', threads=)")
+radix_rank = _stub("radix_rank", "radix_rank(keys, ranks, begin_bit, radix_bits=4, descending=False, threads=)")
 histogram = _stub("histogram", "histogram(items, histogram, bins=, algorithm='sort', init=True, threads=)")
 run_length_decode = _stub("run_length_decode", "total = run_length_decode(run_values, run_lengths, decoded_items"
                                                 "[, item_offsets], from_offset, threads=)")
@@ -629,5 +660,5 @@ for _fn, _maker in ((load, _load_store_call("block_load")), (store, _load_store_
                     (flag_heads_and_tails, _discontinuity_call("heads_tails")),
                     (subtract_left, _adjacent_call("left")), (subtract_right, _adjacent_call("right")),
                     (shuffle, _shuffle_call), (radix_sort, _radix_call), (histogram, _histogram_call),
-                    (run_length_decode, _rld_call)):
+                    (run_length_decode, _rld_call), (radix_rank, _rank_call)):
     _extension.register_single_phase(_fn, _maker, _CONFIG)
