@@ -146,9 +146,19 @@ static void symbol_of(kase *k)
            ALGOS[k->fam][k->algo]);
 }
 
+#define MAX_CASES 16384
+static void add_case(const kase *k)
+{
+  if (n_cases == MAX_CASES) {
+    printf("more than %d cases: raise MAX_CASES\n0 passed, 1 failed\n", MAX_CASES);
+    exit(1);
+  }
+  cases[n_cases++] = *k;
+}
+
 static void build_cases(void)
 {
-  cases = calloc(8192, sizeof *cases);
+  cases = calloc(MAX_CASES, sizeof *cases);
   int ctr = 0;
   for (int fam = 0; fam < N_FAMS; ++fam)
     for (int var = 0; var < N_VARS[fam]; ++var)
@@ -178,7 +188,7 @@ static void build_cases(void)
                 for (int j = 0; j < n_cases && !dup; ++j) dup = strcmp(cases[j].sym, k.sym) == 0;
                 if (dup || (filter && !strstr(k.sym, filter))) continue;
                 k.shard = n_cases / SHARD;
-                cases[n_cases++] = k;
+                add_case(&k);
                 continue;
               }
               if (fam == FAM_BEXCH && algo == 1 && var >= 6) continue; /* refused: CUB does not time-slice them */
@@ -205,7 +215,7 @@ static void build_cases(void)
               for (int j = 0; j < n_cases && !dup; ++j) dup = strcmp(cases[j].sym, k.sym) == 0;
               if (dup) continue;
               k.shard = n_cases / SHARD;
-              cases[n_cases++] = k;
+              add_case(&k);
             }
 }
 
@@ -245,7 +255,8 @@ static void build_catalog_cases(void)
   snprintf(catalog_header, sizeof catalog_header, "%s",
            json_string_value(json_object_get(json_object_get(idx, "header"), "file")));
   size_t nb = json_array_size(json_object_get(idx, "bundles"));
-  cases = calloc(nb * 4 + 1, sizeof *cases);
+  size_t cap = nb * 8 + 1; /* grown as the units' symbols are read (a unit holds its instance's variants) */
+  cases = calloc(cap, sizeof *cases);
   size_t bi;
   json_t *b;
   json_array_foreach(json_object_get(idx, "bundles"), bi, b)
@@ -276,6 +287,8 @@ static void build_catalog_cases(void)
       if (k.fam >= 0 && (is_sort_fam(k.fam) || k.fam == FAM_BDISC || k.fam == FAM_BADJ)) /* the op (never custom) */
         k.algo = index_of(ALGOS[k.fam], N_ALGOS[k.fam] - 1, json_string_value(json_object_get(o, "op")));
       if (k.fam == FAM_BSHUF) k.algo = 0; /* none */
+      if (k.fam == FAM_BHIST) k.wi = (int)json_integer_value(json_object_get(o, "bins"));
+      if (k.fam == FAM_BRLD) k.wi = (int)json_integer_value(json_object_get(o, "decoded")), k.algo = 0;
       if (k.fam < 0 || k.var < 0 || k.type < 0 || k.algo < 0 || (uses_op(k.fam) && k.op < 0)) {
         printf("%s: symbols[%zu]: a family, variant, type, op or algorithm this suite does not know\n", path, si);
         exit(1);
@@ -288,6 +301,14 @@ static void build_catalog_cases(void)
       }
       if (filter && !strstr(k.sym, filter)) continue;
       k.shard = n_cases / SHARD;
+      if ((size_t)n_cases == cap) {
+        kase *grown = realloc(cases, (cap *= 2) * sizeof *cases);
+        if (!grown) {
+          printf("out of memory\n0 passed, 1 failed\n");
+          exit(1);
+        }
+        cases = grown;
+      }
       cases[n_cases++] = k;
     }
     json_decref(m);
