@@ -13,7 +13,7 @@ from numba import cuda
 from numba.cuda import types
 
 import cooplink.numba as coop
-from python_warp_data_cases import KV, by_half_key, by_half_key_device
+from python_warp_data_cases import KV, by_half_key, by_half_key_device, check_sorted, sort_inputs
 
 BLOCKS = 2
 EXCHANGES = ["striped_to_blocked", "blocked_to_striped", "warp_striped_to_blocked", "blocked_to_warp_striped",
@@ -57,6 +57,15 @@ class BlockExchangeCase:
         p = self.primitives()
         e0, e1, e2, e3, e4, e5, e6, e7 = p
 
+        @cuda.jit(device=True, inline="always")
+        def ranks(r, rg, f, tid, b):
+            """the scatters' ranks (a permutation of the tile), the guarded one's (a third negative), the flags"""
+            for i in range(N):
+                j = tid * N + i
+                r[i] = (j * P + b) % tile
+                rg[i] = -1 - j if (j + b) % 3 == 0 else r[i]
+                f[i] = 1 if (j + b) % 3 != 1 else 0
+
         def k(d_in, d_out, pz):
             tid = cuda.threadIdx.x + cuda.threadIdx.y * bx + cuda.threadIdx.z * bx * by
             b = cuda.blockIdx.x
@@ -65,11 +74,7 @@ class BlockExchangeCase:
             r = coop.local.array(N, numba.int32)
             rg = coop.local.array(N, numba.int32)
             f = coop.local.array(N, numba.int32)
-            for i in range(N):
-                j = tid * N + i
-                r[i] = (j * P + b) % tile
-                rg[i] = -1 - j if (j + b) % 3 == 0 else r[i]
-                f[i] = 1 if (j + b) % 3 != 1 else 0
+            ranks(r, rg, f, tid, b)
             base = (b * bt + tid) * N
             for e in range(8):
                 for i in range(N):
@@ -105,11 +110,7 @@ class BlockExchangeCase:
             r = coop.local.array(N, numba.int32)
             rg = coop.local.array(N, numba.int32)
             f = coop.local.array(N, numba.int32)
-            for i in range(N):
-                j = tid * N + i
-                r[i] = (j * P + b) % tile
-                rg[i] = -1 - j if (j + b) % 3 == 0 else r[i]
-                f[i] = 1 if (j + b) % 3 != 1 else 0
+            ranks(r, rg, f, tid, b)
             base = (b * bt + tid) * N
             for e in range(8):
                 for i in range(N):
@@ -251,43 +252,10 @@ class BlockSortCase:
                 types.int32[::1])
 
     def run(self, rng, poison):
-        N, T = self.items, self.bt * self.items
-        n = BLOCKS * T
-        keys = rng.integers(0, 8, n).astype(np.int32)
-        kv = np.zeros(n, KV)
-        kv["key"] = rng.integers(0, 8, n)
-        kv["tag"] = np.arange(n)
-        valid = rng.integers(0, T + 1, BLOCKS).astype(np.int32)
-        valid[0] = T
-        k0, kv0 = keys.copy(), kv.copy()
-        dd = [cuda.to_device(a) for a in (keys, kv, poison(np.dtype(np.int32), n), np.zeros(n, KV),
-                                          np.full(n, 0xA5A5A5A5, np.uint32), np.full(n, 0xA5A5A5A5, np.uint32), valid)]
-        cuda.jit(self.kernel())[BLOCKS, self.shape](*dd)
-        out = [d.copy_to_host() for d in dd[:6]]
-        return self.check(k0, kv0, valid, *out)
-
-    def check(self, k0, kv0, valid, keys, kv, gkeys, gkv, vals, gvals):
         T = self.bt * self.items
-        why = []
-        for g in range(BLOCKS):
-            s = slice(g * T, (g + 1) * T)
-            nv = int(valid[g])
-            if not np.array_equal(keys[s], np.sort(k0[s], kind="stable")):
-                why.append(f"block {g} keys: got {keys[s][:8]}")
-            if not np.array_equal(gkeys[s][:nv], np.sort(k0[s][:nv], kind="stable")):  # the rest: unspecified
-                why.append(f"block {g} guarded keys (valid {nv}): got {gkeys[s][:8]}")
-            half = [int(kv0["key"][g * T + p]) // 2 for p in range(T)]
-            order = sorted(range(T), key=lambda p: -half[p])  # Python's sort is stable
-            if not np.array_equal(vals[s], np.array(order, np.uint32)):
-                why.append(f"block {g} pairs: values {vals[s][:8]} want the stable order {order[:8]}")
-            if not np.array_equal(kv[s]["tag"], kv0["tag"][s][order]):
-                why.append(f"block {g} pairs: the record keys did not move with their values")
-            gorder = sorted(range(nv), key=lambda p: -half[p])
-            if not np.array_equal(gvals[s][:nv], np.array(gorder, np.uint32)):
-                why.append(f"block {g} guarded pairs (valid {nv}): values {gvals[s][:8]} want {gorder[:8]}")
-            if not np.array_equal(gkv[s]["tag"][:nv], kv0["tag"][s][gorder]):
-                why.append(f"block {g} guarded pairs (valid {nv}): the record keys did not move with their values")
-        return not why, why[:6]
+        k0, kv0, valid, dd = sort_inputs(rng, poison, BLOCKS * T, T, BLOCKS)
+        cuda.jit(self.kernel())[BLOCKS, self.shape](*dd)
+        return check_sorted("block", T, k0, kv0, valid, *[d.copy_to_host() for d in dd[:6]])
 
 
 def block2_cases():

@@ -225,47 +225,51 @@ class WarpSortCase:
                 types.int32[::1])
 
     def run(self, rng, poison):
-        L, N = self.lanes, self.items
-        n = BLOCKS * THREADS * N
-        T = L * N
-        keys = rng.integers(0, 8, n).astype(np.int32)
-        kv = np.zeros(n, KV)
-        kv["key"] = rng.integers(0, 8, n)
-        kv["tag"] = np.arange(n)
-        valid = rng.integers(0, T + 1, BLOCKS * THREADS // L).astype(np.int32)
-        valid[0] = T
-        k0, kv0 = keys.copy(), kv.copy()
-        dd = [cuda.to_device(a) for a in (keys, kv, poison(np.dtype(np.int32), n), np.zeros(n, KV),
-                                          np.full(n, 0xA5A5A5A5, np.uint32), np.full(n, 0xA5A5A5A5, np.uint32), valid)]
+        T = self.lanes * self.items
+        k0, kv0, valid, dd = sort_inputs(rng, poison, BLOCKS * THREADS * self.items, T, BLOCKS * THREADS // self.lanes)
         cuda.jit(self.kernel())[BLOCKS, THREADS](*dd)
-        out = [d.copy_to_host() for d in dd[:6]]
-        return self.check(k0, kv0, valid, *out)
+        return check_sorted("warp", T, k0, kv0, valid, *[d.copy_to_host() for d in dd[:6]])
 
-    def check(self, k0, kv0, valid, keys, kv, gkeys, gkv, vals, gvals):
-        L, N = self.lanes, self.items
-        T = L * N
-        why = []
-        for g in range(BLOCKS * THREADS // L):
-            s = slice(g * T, (g + 1) * T)
-            nv = int(valid[g])
-            want = np.sort(k0[s], kind="stable")
-            if not np.array_equal(keys[s], want):
-                why.append(f"warp {g} keys: got {keys[s][:8]} want {want[:8]}")
-            gwant = np.sort(k0[s][:nv], kind="stable")  # CUB leaves the places after the valid items unspecified
-            if not np.array_equal(gkeys[s][:nv], gwant):
-                why.append(f"warp {g} guarded keys (valid {nv}): got {gkeys[s][:8]} want {gwant[:8]}")
-            half = [int(kv0["key"][g * T + p]) // 2 for p in range(T)]
-            order = sorted(range(T), key=lambda p: -half[p])  # Python's sort is stable
-            if not np.array_equal(vals[s], np.array(order, np.uint32)):
-                why.append(f"warp {g} pairs: values {vals[s][:8]} want the stable order {order[:8]}")
-            if not np.array_equal(kv[s]["tag"], kv0["tag"][s][order]):
-                why.append(f"warp {g} pairs: the record keys did not move with their values")
-            gorder = sorted(range(nv), key=lambda p: -half[p])
-            if not np.array_equal(gvals[s][:nv], np.array(gorder, np.uint32)):
-                why.append(f"warp {g} guarded pairs (valid {nv}): values {gvals[s][:8]} want {gorder[:8]}")
-            if not np.array_equal(gkv[s]["tag"][:nv], kv0["tag"][s][gorder]):
-                why.append(f"warp {g} guarded pairs (valid {nv}): the record keys did not move with their values")
-        return not why, why[:6]
+
+def sort_inputs(rng, poison, n, T, groups):
+    """A sort case's inputs (int32 keys and KV records, 0..7: many ties), valid counts a group (the first
+    full), and the device arrays of its kernel: keys, kv, guarded keys, guarded kv, values, guarded values, valid."""
+    keys = rng.integers(0, 8, n).astype(np.int32)
+    kv = np.zeros(n, KV)
+    kv["key"] = rng.integers(0, 8, n)
+    kv["tag"] = np.arange(n)
+    valid = rng.integers(0, T + 1, groups).astype(np.int32)
+    valid[0] = T
+    dd = [cuda.to_device(a) for a in (keys, kv, poison(np.dtype(np.int32), n), np.zeros(n, KV),
+                                      np.full(n, 0xA5A5A5A5, np.uint32), np.full(n, 0xA5A5A5A5, np.uint32), valid)]
+    return keys.copy(), kv.copy(), valid, dd
+
+
+def check_sorted(what, T, k0, kv0, valid, keys, kv, gkeys, gkv, vals, gvals):
+    """Each group's tile of T items sorted stably: int32 keys ascending, KV records by key // 2 descending with
+    their values (places), plain and over the first valid items (CUB leaves the places after them unspecified)."""
+    why = []
+    for g in range(len(valid)):
+        s = slice(g * T, (g + 1) * T)
+        nv = int(valid[g])
+        want = np.sort(k0[s], kind="stable")
+        if not np.array_equal(keys[s], want):
+            why.append(f"{what} {g} keys: got {keys[s][:8]} want {want[:8]}")
+        gwant = np.sort(k0[s][:nv], kind="stable")
+        if not np.array_equal(gkeys[s][:nv], gwant):
+            why.append(f"{what} {g} guarded keys (valid {nv}): got {gkeys[s][:8]} want {gwant[:8]}")
+        half = [int(kv0["key"][g * T + p]) // 2 for p in range(T)]
+        order = sorted(range(T), key=lambda p: -half[p])  # Python's sort is stable
+        if not np.array_equal(vals[s], np.array(order, np.uint32)):
+            why.append(f"{what} {g} pairs: values {vals[s][:8]} want the stable order {order[:8]}")
+        if not np.array_equal(kv[s]["tag"], kv0["tag"][s][order]):
+            why.append(f"{what} {g} pairs: the record keys did not move with their values")
+        gorder = sorted(range(nv), key=lambda p: -half[p])
+        if not np.array_equal(gvals[s][:nv], np.array(gorder, np.uint32)):
+            why.append(f"{what} {g} guarded pairs (valid {nv}): values {gvals[s][:8]} want {gorder[:8]}")
+        if not np.array_equal(gkv[s]["tag"][:nv], kv0["tag"][s][gorder]):
+            why.append(f"{what} {g} guarded pairs (valid {nv}): the record keys did not move with their values")
+    return not why, why[:6]
 
 
 def warp_sort_cases():
