@@ -69,12 +69,11 @@ def watch(cp, run, queue, label, busy=None, seconds=5.0):
     while not e.done:
         if time.time() - t0 > seconds:
             side = cp.cuda.Stream(non_blocking=True)
-            host = cp.cuda.alloc_pinned_memory(64)
-            cp.cuda.runtime.memcpyAsync(host.ptr, queue.data.ptr, 64, cp.cuda.runtime.memcpyDeviceToHost, side.ptr)
+            host = cp.cuda.alloc_pinned_memory(32)
+            cp.cuda.runtime.memcpyAsync(host.ptr, queue.data.ptr, 32, cp.cuda.runtime.memcpyDeviceToHost, side.ptr)
             side.synchronize()
-            q = np.frombuffer(host, np.uint64, 8)
-            print(f"HANG {label}: queue chunks {q[0]} taken {q[1]} shared {q[2]} exited {q[3]} started {q[4]} "
-                  f"failed {q[5]:#x}", flush=True)
+            q = np.frombuffer(host, np.uint32, 8)  # kernels.cu sr_queue
+            print(f"HANG {label}: queue chunks {q[0]} taken {q[1]} shared {q[2]} exited {q[3]}", flush=True)
             os._exit(3)
         time.sleep(0.001)
     cp.cuda.Device().synchronize()

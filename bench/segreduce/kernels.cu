@@ -86,38 +86,31 @@ __device__ __forceinline__ int align_up(int p) { return (p + SR_N - 1) / SR_N * 
   }
 
 /* The adaptive launcher's deferred segments. A first stage that meets a segment longer than `defer`
- * reserves its chunks of SR_CHUNK items, a contiguous range of work items (fetch-and-add; when the
- * queue's `capacity` would be passed, as offsets that overlap can make it, it reduces the segment itself
- * instead, and every work item from the failed range's first on is not real), and writes one work item
- * per chunk, (segment + 1) << 32 | chunk number, where 0 means "not written yet". Every block, its own
- * share done, takes tickets (fetch-and-add) and reduces the work item of each: a ticket past the items
- * reserved so far is held until a reservation covers it or reserving is over (every block with a share,
- * blockIdx < share_blocks, through it), and then it is nobody's and the block leaves. Holding a ticket
- * waits for other blocks, so a block holds one only when every block of the grid has started (`started`:
- * the ones that can still reserve are running); before that (another kernel holds part of the GPU), it
- * takes only a work item that is free (compare-and-swap) and leaves when none is, making room for the
- * blocks not started, the last of which holds tickets and so takes whatever is left. No block waits for a
- * block that cannot run, whatever order blocks start in. (Compare-and-swap for every take, under a
- * thousand blocks: 2.6 ms for exponential lengths of mean 2000 and 26 ms for 256 segments of 1M, each
- * success a round trip to L2.) A segment of several chunks leaves one partial per chunk; the block that
- * finishes its last chunk combines them in chunk order. Every call leaves the queue, the items and the
- * counters zeroed (the last block out zeroes the queue). */
+ * reserves its chunks of SR_CHUNK items (a contiguous range of work items; when the queue's `capacity`
+ * would be passed, as offsets that overlap can make it, it reduces the segment itself instead) and writes
+ * one work item per chunk, (segment + 1) << 32 | chunk number, where 0 means "not written yet". Every
+ * block, its own share done, takes the work items that are free, a block a chunk, and leaves when none
+ * is; a block with no share of its own (the grid, every block the GPU holds at once, has more blocks than
+ * shares) first waits for the blocks that have one to be through them; the grid's last block waits for
+ * that too and takes what is left. Blocks start in index order (as CUB's decoupled look-back also assumes), so a
+ * block only ever waits for blocks that have started, and for work items that a running block is
+ * writing: no launch can wait for a block that cannot run. A segment of several chunks leaves one partial
+ * per chunk; the block that finishes its last chunk combines them in chunk order. Every call leaves the
+ * queue, the items and the counters zeroed. */
 struct sr_queue {
-  unsigned long long chunks;  /* work items asked for: those below the first failed range are real */
-  unsigned long long taken;   /* tickets handed out */
-  unsigned long long shared;  /* blocks with a share through it: at share_blocks, reserving is over */
-  unsigned long long exited;  /* blocks out */
-  unsigned long long started; /* blocks started */
-  unsigned long long failed;  /* 0, or ~(the first work item of the first range that found no room) */
-  unsigned long long pad[2];
+  unsigned chunks; /* work items reserved */
+  unsigned taken;  /* work items taken (past `chunks` once reserving is over: see sr_take) */
+  unsigned shared; /* blocks with a share of their own through it: at share_blocks, reserving is over */
+  unsigned exited; /* blocks out: the last one zeroes the queue */
+  unsigned pad[4];
 };
 
 __device__ __forceinline__ unsigned sr_chunk_count(long long len) { return (unsigned)((len + SR_CHUNK - 1) / SR_CHUNK); }
 
-__device__ __forceinline__ unsigned long long sr_load_acquire(const unsigned long long *p)
+__device__ __forceinline__ unsigned sr_load_acquire(const unsigned *p)
 {
-  unsigned long long v;
-  asm volatile("ld.acquire.gpu.global.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
+  unsigned v;
+  asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
   return v;
 }
 
@@ -126,41 +119,33 @@ __device__ __forceinline__ unsigned long long sr_load_acquire(const unsigned lon
 /* The first of `count` work items reserved for a segment, or SR_NONE when the queue has no room. */
 __device__ __forceinline__ unsigned sr_reserve(sr_queue *q, unsigned capacity, unsigned count)
 {
-  const unsigned long long first = atomicAdd(&q->chunks, (unsigned long long)count);
-  if (first + count <= capacity) return (unsigned)first;
-  atomicMax(&q->failed, ~first); /* (every later range fails too: `chunks` only grows) */
-  return SR_NONE;
+  unsigned c = sr_load_acquire(&q->chunks);
+  for (;;) {
+    if (count > capacity - c) return SR_NONE;
+    const unsigned seen = atomicCAS(&q->chunks, c, c + count);
+    if (seen == c) return c;
+    c = seen;
+  }
 }
 
-/* The work items reserved so far: those asked for, up to the first failed range. */
-__device__ __forceinline__ unsigned long long sr_reserved(sr_queue *q)
+/* A reserved work item nobody has taken yet, or SR_NONE. While blocks may still reserve, a compare-and-swap
+ * that never passes `chunks`; once every block with a share is through it, `chunks` is final and a
+ * fetch-and-add hands each item out once (under a thousand blocks' contention a compare-and-swap loop took
+ * 26 ms for 16384 items: 0.009 of the read bandwidth). */
+__device__ __forceinline__ unsigned sr_take(sr_queue *q, unsigned share_blocks)
 {
-  const unsigned long long c = sr_load_acquire(&q->chunks), f = sr_load_acquire(&q->failed);
-  return f ? min(c, ~f) : c;
-}
-
-/* A ticket (see sr_queue): held, once every block has started; before, a work item free now, or SR_NONE. */
-__device__ __forceinline__ unsigned long long sr_ticket(sr_queue *q)
-{
-  if (sr_load_acquire(&q->started) >= gridDim.x) return atomicAdd(&q->taken, 1ull);
-  unsigned long long t = sr_load_acquire(&q->taken);
-  while (t < sr_reserved(q)) {
-    const unsigned long long seen = atomicCAS(&q->taken, t, t + 1);
+  if (sr_load_acquire(&q->shared) >= share_blocks) {
+    const unsigned c = sr_load_acquire(&q->chunks);
+    if (sr_load_acquire(&q->taken) >= c) return SR_NONE;
+    const unsigned t = atomicAdd(&q->taken, 1);
+    return t < c ? t : SR_NONE;
+  }
+  unsigned t = sr_load_acquire(&q->taken);
+  for (;;) {
+    if (t >= sr_load_acquire(&q->chunks)) return SR_NONE;
+    const unsigned seen = atomicCAS(&q->taken, t, t + 1);
     if (seen == t) return t;
     t = seen;
-  }
-  return SR_NONE;
-}
-
-/* The ticket's work item once it is reserved, or SR_NONE once reserving is over without it. */
-__device__ __forceinline__ unsigned sr_resolve(sr_queue *q, unsigned long long t, unsigned share_blocks)
-{
-  if (t == SR_NONE) return SR_NONE;
-  for (;;) {
-    const bool over = sr_load_acquire(&q->shared) >= share_blocks; /* (read first: then `chunks` is final) */
-    if (t < sr_reserved(q)) return (unsigned)t;
-    if (over) return SR_NONE;
-    __nanosleep(128);
   }
 }
 
@@ -202,34 +187,31 @@ __device__ __forceinline__ SR_T block_range(const SR_T *in, int p, int e)
 /* BRED_TEMP_BYTES: the header's COOP_BLOCK_REDUCE_<OP>_<SR_TC>_T256_I1_WARP_REDUCTIONS_TEMP_BYTES */
 #define DECLARE_BLOCK_TEMP __shared__ __align__(16) unsigned char temp[BRED_TEMP_BYTES]
 
-/* Work item t once its writer (running) has written it; 0 for SR_NONE, or for an item of a failed range
- * (not real: sr_reserved counted it before the range's failure was recorded). */
-__device__ __forceinline__ unsigned long long sr_item(sr_queue *q, const unsigned long long *items, unsigned t)
+/* The adaptive launcher's second part, run by every block when its own share is done (see sr_queue);
+ * a block's thread 0 takes its next work item while the block reduces the current one. */
+__device__ __forceinline__ unsigned long long sr_item(const unsigned long long *items, unsigned t)
 {
   if (t == SR_NONE) return 0;
   unsigned long long w;
-  while ((w = __ldcv(items + t)) == 0) {
-    const unsigned long long f = sr_load_acquire(&q->failed);
-    if (f && t >= ~f) return 0;
-    __nanosleep(32);
-  }
+  while ((w = __ldcv(items + t)) == 0) __nanosleep(32); /* reserved: its writer is running */
   return w;
 }
 
-/* The next work item for this block, or SR_NONE: leave. */
+/* The next work item for this block: one that is free; for the grid's last block, once every block with
+ * a share is through it (no more reserving), whatever is left. SR_NONE: leave. */
 __device__ __forceinline__ unsigned sr_next(sr_queue *q, unsigned share_blocks)
 {
-  return sr_resolve(q, sr_ticket(q), share_blocks);
+  unsigned t = sr_take(q, share_blocks);
+  if (t == SR_NONE && blockIdx.x == gridDim.x - 1) {
+    while (sr_load_acquire(&q->shared) < share_blocks) {
+      if ((t = sr_take(q, share_blocks)) != SR_NONE) return t;
+      __nanosleep(128);
+    }
+    t = sr_take(q, share_blocks);
+  }
+  return t;
 }
 
-/* Called by every block of a launch with a queue before anything else. */
-__device__ __forceinline__ void sr_start(sr_queue *q)
-{
-  if (q && threadIdx.x == 0) atomicAdd(&q->started, 1ull);
-}
-
-/* The adaptive launcher's second part, run by every block when its own share is done (see sr_queue);
- * a block's thread 0 takes its next ticket while the block reduces the current work item. */
 __device__ __forceinline__ void sr_tail(const SR_T *in, const int *off, SR_T *out, sr_queue *q, unsigned long long *items,
                                         SR_T *partial, unsigned *done, unsigned share_blocks, void *temp)
 {
@@ -239,19 +221,21 @@ __device__ __forceinline__ void sr_tail(const SR_T *in, const int *off, SR_T *ou
   __syncthreads(); /* every warp of the block is through its share */
   if (threadIdx.x == 0) {
     __threadfence();
-    if (blockIdx.x < share_blocks) atomicAdd(&q->shared, 1ull);
+    if (blockIdx.x < share_blocks) atomicAdd(&q->shared, 1);
+    if (blockIdx.x >= share_blocks) /* no share: the blocks with one (all started before) reserve first */
+      while (sr_load_acquire(&q->shared) < share_blocks) __nanosleep(128);
     ticket = sr_next(q, share_blocks);
-    work = sr_item(q, items, ticket);
+    work = sr_item(items, ticket);
   }
   __syncthreads();
   for (;;) {
     const unsigned long long w = work;
     const unsigned t = ticket;
     if (w == 0) break;
-    unsigned long long next = SR_NONE;
+    unsigned next = SR_NONE;
     if (threadIdx.x == 0) {
       __stcg(items + t, 0ull);
-      next = sr_ticket(q); /* (its latency hides behind this chunk's loads) */
+      next = sr_take(q, share_blocks); /* (its latency hides behind this chunk's loads) */
     }
     const unsigned j = (unsigned)w;
     const int s = (int)(w >> 32) - 1;
@@ -286,15 +270,14 @@ __device__ __forceinline__ void sr_tail(const SR_T *in, const int *off, SR_T *ou
       }
     }
     if (threadIdx.x == 0) {
-      ticket = sr_resolve(q, next, share_blocks);
-      if (ticket == SR_NONE) ticket = sr_next(q, share_blocks); /* (a free item: the grid not all started) */
-      work = sr_item(q, items, ticket);
+      ticket = next == SR_NONE ? sr_next(q, share_blocks) : next;
+      work = sr_item(items, ticket);
     }
     __syncthreads();
   }
   if (threadIdx.x == 0) {
     __threadfence();
-    if (atomicAdd(&q->exited, 1ull) == gridDim.x - 1) { /* every other block is out */
+    if (atomicAdd(&q->exited, 1) == gridDim.x - 1) { /* every other block is out */
       __threadfence();
       *q = sr_queue{};
     }
@@ -310,7 +293,6 @@ __device__ __forceinline__ void sr_tail(const SR_T *in, const int *off, SR_T *ou
     NAME(const SR_T *in, const int *off, SR_T *out, int n_seg, long long defer_items, sr_queue *q,           \
          unsigned long long *items, SR_T *partial, unsigned *done, unsigned capacity, unsigned share_blocks)  \
   {                                                                                                          \
-    sr_start(q);                                                                                             \
     const int defer = (int)min(defer_items, 0x7fffffffLL);                                                   \
     const SR_T id = SR_ID;                                                                                   \
     const int lane = threadIdx.x % L;                                                                        \
@@ -384,7 +366,6 @@ extern "C" __global__ void __launch_bounds__(SR_THREADS)
 {
   DECLARE_BLOCK_TEMP;
   __shared__ unsigned first;
-  sr_start(q);
   for (int s = blockIdx.x; s < n_seg; s += gridDim.x) {
     const int b = off[s], e = off[s + 1];
     if (e - b > defer) {

@@ -98,7 +98,7 @@ def _kernel(dtype, op, name, min_blocks):
     the scalars int32 but the last two (uint32): offsets[i] + shift indexes values; when `tail` is
     non-zero, segments longer than `defer` items are reserved as chunks in the queue (up to `capacity`
     work items; past it a segment is reduced in place) and the blocks take them when their share is done
-    (kernels.cu sr_queue: blocks share_blocks and later have no share of their own); queue (8 x uint64),
+    (kernels.cu sr_queue: blocks share_blocks and later have no share of their own); queue (8 x uint32),
     items (uint64), partial (dtype) and done (uint32) are zero before a call and after it. min_blocks: the blocks an SM must hold, which bounds the
     registers of sr_warp<L> (default 8, 6 for 8-byte types as kernels.cu, 4 for 2-byte and 3 for 1-byte types)."""
     from numba import cuda
@@ -201,72 +201,61 @@ def _kernel(dtype, op, name, min_blocks):
     brange = range_reduce(bload, bloadg, btile, 2, THREADS)
 
     NONE = np.uint32(0xFFFFFFFF)
-    CHUNKS, TAKEN, SHARED, EXITED, STARTED, FAILED = range(6)  # the queue's words (kernels.cu sr_queue)
-    one = np.uint64(1)
 
     @cuda.jit(device=True, inline="always")
     def reserve(q, capacity, count):
         """The first of `count` work items reserved for a segment, or NONE when the queue has no room."""
-        first = cuda.atomic.add(q, CHUNKS, np.uint64(count))
-        if first + np.uint64(count) <= np.uint64(capacity):
-            return np.uint32(first)
-        cuda.atomic.max(q, FAILED, ~first)  # (every later range fails too)
-        return NONE
+        c = ld_acquire(q, 0)
+        while True:
+            if count > capacity - c:
+                return NONE
+            seen = cuda.atomic.cas(q, 0, c, c + count)
+            if seen == c:
+                return c
+            c = seen
 
     @cuda.jit(device=True, inline="always")
-    def reserved(q):
-        """The work items reserved so far: those asked for, up to the first failed range."""
-        c, f = ld_acquire(q, CHUNKS), ld_acquire(q, FAILED)
-        return min(c, ~f) if f != 0 else c
-
-    @cuda.jit(device=True, inline="always")
-    def ticket_of(q):
-        """A ticket (kernels.cu sr_ticket): held once every block has started; before, a free item or NONE."""
-        if ld_acquire(q, STARTED) >= np.uint64(cuda.gridDim.x):
-            return cuda.atomic.add(q, TAKEN, one)
-        t = ld_acquire(q, TAKEN)
-        while t < reserved(q):
-            seen = cuda.atomic.cas(q, TAKEN, t, t + one)
+    def take(q, share_blocks):
+        """A reserved work item nobody has taken yet, or NONE (kernels.cu sr_take: a compare-and-swap while
+        blocks may reserve, a fetch-and-add once `chunks` is final)."""
+        if ld_acquire(q, 2) >= share_blocks:
+            c = ld_acquire(q, 0)
+            if ld_acquire(q, 1) >= c:
+                return NONE
+            t = cuda.atomic.add(q, 1, np.uint32(1))
+            return t if t < c else NONE
+        t = ld_acquire(q, 1)
+        while True:
+            if t >= ld_acquire(q, 0):
+                return NONE
+            seen = cuda.atomic.cas(q, 1, t, t + np.uint32(1))
             if seen == t:
                 return t
             t = seen
-        return np.uint64(NONE)
-
-    @cuda.jit(device=True, inline="always")
-    def resolve(q, t, share_blocks):
-        """The ticket's work item once reserved, or NONE once reserving is over without it."""
-        if t == np.uint64(NONE):
-            return NONE
-        while True:
-            over = ld_acquire(q, SHARED) >= np.uint64(share_blocks)  # (read first: then CHUNKS is final)
-            if t < reserved(q):
-                return np.uint32(t)
-            if over:
-                return NONE
-            cuda.nanosleep(np.uint32(128))
 
     @cuda.jit(device=True, inline="always")
     def next_item(q, share_blocks):
-        return resolve(q, ticket_of(q), share_blocks)
+        """The next work item for this block (kernels.cu sr_next): a free one; for the grid's last block,
+        once every block with a share is through it, whatever is left. NONE: leave."""
+        t = take(q, share_blocks)
+        if t == NONE and cuda.blockIdx.x == cuda.gridDim.x - 1:
+            while ld_acquire(q, 2) < share_blocks:
+                t = take(q, share_blocks)
+                if t != NONE:
+                    return t
+                cuda.nanosleep(np.uint32(128))
+            t = take(q, share_blocks)
+        return t
 
     @cuda.jit(device=True, inline="always")
-    def item(q, items, t):
-        """Work item t once written; 0 for NONE or an item of a failed range (kernels.cu sr_item)."""
+    def item(items, t):
         if t == NONE:
             return np.uint64(0)
         w = ldcv(items, t)
         while w == 0:  # reserved: its writer is running
-            f = ld_acquire(q, FAILED)
-            if f != 0 and np.uint64(t) >= ~f:
-                return np.uint64(0)
             cuda.nanosleep(np.uint32(32))
             w = ldcv(items, t)
         return w
-
-    @cuda.jit(device=True, inline="always")
-    def start(q, use_tail):
-        if use_tail and cuda.threadIdx.x == 0:
-            cuda.atomic.add(q, STARTED, one)
 
     @cuda.jit(device=True, inline="always")
     def tail(d_in, off, sh, out, q, items, partial, done, share_blocks):
@@ -280,12 +269,15 @@ def _kernel(dtype, op, name, min_blocks):
         if tid == 0:
             cuda.threadfence()
             if cuda.blockIdx.x < share_blocks:
-                cuda.atomic.add(q, SHARED, one)
+                cuda.atomic.add(q, 2, np.uint32(1))
+            if cuda.blockIdx.x >= share_blocks:  # no share: the blocks with one (all started before) reserve
+                while ld_acquire(q, 2) < share_blocks:
+                    cuda.nanosleep(np.uint32(128))
             ticket[0] = next_item(q, share_blocks)
-            work[0] = item(q, items, ticket[0])
+            work[0] = item(items, ticket[0])
         cuda.syncthreads()
         combining = False
-        held = np.uint64(NONE)  # (thread 0) the next ticket, taken while this chunk is reduced
+        held = NONE  # (thread 0) the next work item, taken while this chunk is reduced
         while True:
             # one BlockReduce for both steps (a chunk's items, then, after a segment's last chunk, its
             # chunks' partials): Numba keeps the bounded kernels' registers only with a single one
@@ -308,7 +300,7 @@ def _kernel(dtype, op, name, min_blocks):
             else:
                 if tid == 0:
                     cuda.stcg(items, t, np.uint64(0))
-                    held = ticket_of(q)
+                    held = take(q, share_blocks)
                 b = i32(sb + i32(j) * chunk)
                 acc = brange(d_in, b, i32(min(b + chunk, se)), i32(tid), ident())
             agg = bred(acc)
@@ -323,18 +315,17 @@ def _kernel(dtype, op, name, min_blocks):
                     cuda.threadfence()
                     last = 1 if cuda.atomic.add(done, first, np.uint32(1)) == n - 1 else 0
                 combine[0] = last
-                if not last:  # on to the ticket taken before, or the next one
-                    t = resolve(q, held, share_blocks)
-                    if t == NONE:  # (a free item: the grid not all started)
-                        t = next_item(q, share_blocks)
-                    ticket[0] = t
-                    work[0] = item(q, items, t)
+                if not last:  # on to the work item taken before, or the next one
+                    if held == NONE:
+                        held = next_item(q, share_blocks)
+                    ticket[0] = held
+                    work[0] = item(items, held)
             cuda.syncthreads()
             combining = combine[0] != 0
             cuda.syncthreads()  # (combine is written again in the next step)
         if tid == 0:
             cuda.threadfence()
-            if cuda.atomic.add(q, EXITED, one) == np.uint64(cuda.gridDim.x - 1):
+            if cuda.atomic.add(q, 3, np.uint32(1)) == cuda.gridDim.x - 1:
                 cuda.threadfence()  # every other block is out
                 for i in range(8):  # the last block out: the queue is zero for the next call
                     q[i] = 0
@@ -344,7 +335,6 @@ def _kernel(dtype, op, name, min_blocks):
         def sr_block(d_in, off, sh, out, n_seg, defer_items, use_tail, q, items, partial, done, capacity,
                      share_blocks):
             first = cuda.shared.array(1, np.uint32)
-            start(q, use_tail)
             s = cuda.blockIdx.x
             while s < n_seg:
                 b, e = i32(off[u32(s)] + sh), i32(off[u32(s + 1)] + sh)
@@ -407,7 +397,6 @@ def _kernel(dtype, op, name, min_blocks):
     def sr_warp(d_in, off, sh, out, n_seg, defer_items, use_tail, q, items, partial, done, capacity, share_blocks):
         # two segments in flight (SEGS): their first tiles are loaded before either is reduced, and the
         # next two segments' offsets while these are reduced
-        start(q, use_tail)
         lane = i32(cuda.threadIdx.x % L)
         stride = i32(cuda.gridDim.x * (THREADS // L) * SEGS)
         s0 = i32((cuda.blockIdx.x * (THREADS // L) + cuda.threadIdx.x // L) * SEGS)

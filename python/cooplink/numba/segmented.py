@@ -34,7 +34,7 @@ class _State:
 
     def get(self, cuda, cap, dtype):
         if cap > self.cap:
-            self.queue = cuda.to_device(np.zeros(8, np.uint64))  # (kernels.cu sr_queue)
+            self.queue = cuda.to_device(np.zeros(8, np.uint32))
             self.items = cuda.to_device(np.zeros(cap, np.uint64))
             self.partial = cuda.device_array(cap, dtype)
             self.done = cuda.to_device(np.zeros(cap, np.uint32))
