@@ -1,5 +1,5 @@
-"""Block exchange, merge sort, discontinuity, adjacent difference, shuffle and radix sort cases of the
-cooplink.numba GPU suite (python_suite.py): 1-, 2- and
+"""Block exchange, merge sort, discontinuity, adjacent difference, shuffle, radix sort, histogram, run-length
+decode and radix rank cases of the cooplink.numba GPU suite (python_suite.py): 1-, 2- and
 3-D blocks, both call forms. An exchange case runs every BlockExchangeType (time-sliced where CUB has it;
 striped to blocked in place, with one array), the scatters by a permutation of the tile (the guarded one
 skipping a third of the items by negative ranks, the flagged one another third); a sort case sorts int32 keys
@@ -269,6 +269,8 @@ def block2_cases():
     for i, (tname, shape) in enumerate([(t, s) for t in ("int32", "float32", "uint16", "int64") for s in
                                         ((64, 1, 1), (7, 3, 1), (4, 4, 2))]):
         out.append(BlockMiscCase(tname, ("factory", "single")[i % 2], shape, [1, 3, 4][i % 3]))
+    for i, shape in enumerate([(64, 1, 1), (7, 3, 1), (4, 4, 2), (128, 1, 1)]):
+        out.append(BlockHistRldRankCase(("factory", "single")[i % 2], shape, [2, 3, 1, 4][i]))
     return out
 
 
@@ -446,4 +448,120 @@ class BlockMiscCase:
             order = sorted(range(T), key=lambda p: -int(digit[p]))  # descending, stable
             same(rk[s], t[order], f"block {b} radix sort pairs (descending, bits 1..{bits - 1}) keys")
             same(rv[s], np.array(order, np.uint32), f"block {b} radix sort pairs values (the stable order)")
+        return not why, why[:6]
+
+
+class BlockHistRldRankCase:
+    """Histogram (sort, then atomic added to it) of bin numbers, a run-length decode window (with offsets; the
+    total returned) and a radix rank (descending, 5 bits from bit 1), one block shape, both call forms."""
+
+    BINS = 64
+
+    def __init__(self, form, shape, items):
+        self.form, self.shape, self.items = form, shape, items
+        self.bt = shape[0] * shape[1] * shape[2]
+        self.name = f"bhrr    {form:7} block={shape} items={items:2}"
+
+    def primitives(self):
+        B, N = self.shape, self.items
+        return [coop.block.make_histogram(np.uint8, B, N, self.BINS),
+                coop.block.make_histogram(np.uint8, B, N, self.BINS, algorithm="atomic", init=False),
+                coop.block.make_run_length_decode(np.int32, B, N, 3),
+                coop.block.make_radix_rank(np.uint16, B, N, radix_bits=5, descending=True)]
+
+    def kernel(self):
+        B, N, bt, bins = self.shape, self.items, self.bt, self.BINS
+        bx, by = B[0], B[1]
+        hs, ha, rld, rk = self.primitives()
+        single = self.form == "single"
+
+        def k(d_bins, d_hist, d_vals, d_lens, d_dec, d_off, d_tot, d_keys, d_rank, start):
+            tid = cuda.threadIdx.x + cuda.threadIdx.y * bx + cuda.threadIdx.z * bx * by
+            b = cuda.blockIdx.x
+            base = (b * bt + tid) * N
+            hist = coop.shared.array(bins, numba.uint32)
+            a = coop.local.array(N, numba.uint8)
+            v = coop.local.array(N, numba.int32)
+            ln = coop.local.array(N, numba.uint32)
+            d = coop.local.array(3, numba.int32)
+            o = coop.local.array(3, numba.uint32)
+            kk = coop.local.array(N, numba.uint16)
+            r = coop.local.array(N, numba.int32)
+            for i in range(N):
+                a[i] = d_bins[base + i]
+                v[i] = d_vals[base + i]
+                ln[i] = d_lens[base + i]
+                kk[i] = d_keys[base + i]
+            hs(a, hist)
+            cuda.syncthreads()
+            if single:
+                coop.block.histogram(a, hist, bins=bins, algorithm="atomic", init=False, threads=B)
+            else:
+                ha(a, hist)
+            cuda.syncthreads()
+            i = tid
+            while i < bins:
+                d_hist[b * bins + i] = hist[i]
+                i += bt
+            if single:
+                total = coop.block.run_length_decode(v, ln, d, o, start, threads=B)
+            else:
+                total = rld(v, ln, d, o, start)
+            for i in range(3):
+                d_dec[(b * bt + tid) * 3 + i] = d[i]
+                d_off[(b * bt + tid) * 3 + i] = o[i]
+            d_tot[b * bt + tid] = total
+            cuda.syncthreads()
+            rk(kk, r, 1)
+            for i in range(N):
+                d_rank[base + i] = r[i]
+        return k
+
+    def signature(self):
+        U8, I, U, U16 = types.uint8[::1], types.int32[::1], types.uint32[::1], types.uint16[::1]
+        return (U8, U, I, U, I, U, U, U16, I, types.int32)
+
+    def run(self, rng, poison):
+        N, bt, bins = self.items, self.bt, self.BINS
+        n = 2 * bt * N
+        x = rng.integers(0, bins, n).astype(np.uint8)
+        vals = rng.integers(-50, 50, n).astype(np.int32)
+        lens = rng.integers(0, 4, n).astype(np.uint32)
+        keys = rng.integers(0, 1 << 16, n).astype(np.uint16)
+        start = int(rng.integers(0, 3 * bt))
+        outs = [np.full(2 * bins, 0xA5A5A5A5, np.uint32), np.full(2 * bt * 3, -7, np.int32),
+                np.full(2 * bt * 3, 0xA5A5A5A5, np.uint32), np.full(2 * bt, 0xA5A5A5A5, np.uint32), np.full(n, -7, np.int32)]
+        dd = [cuda.to_device(a) for a in (x, outs[0], vals, lens, outs[1], outs[2], outs[3], keys, outs[4])]
+        cuda.jit(self.kernel())[2, self.shape](*dd, np.int32(start))
+        got = [dd[i].copy_to_host() for i in (1, 4, 5, 6, 8)]
+        return self.check(x, vals, lens, keys, start, *got)
+
+    def check(self, x, vals, lens, keys, start, hist, dec, off, tot, rank):
+        N, bt, bins = self.items, self.bt, self.BINS
+        T = bt * N
+        why = []
+        for b in range(2):
+            s = slice(b * T, (b + 1) * T)
+            want = 2 * np.bincount(x[s], minlength=bins).astype(np.uint32)
+            if not np.array_equal(hist[b * bins:(b + 1) * bins], want):
+                why.append(f"block {b} histogram: got {hist[b * bins:b * bins + 8]} want {want[:8]}")
+            seq = np.repeat(vals[s], lens[s])
+            rel = np.concatenate([np.arange(int(c)) for c in lens[s]]) if lens[s].sum() else np.zeros(0, np.int64)
+            total = len(seq)
+            if not np.all(tot[b * bt:(b + 1) * bt] == total):
+                why.append(f"block {b} run-length decode: totals {tot[b * bt:b * bt + 4]} want {total}")
+            frm = min(start, total)
+            for t in range(bt):
+                for i in range(3):
+                    p = frm + t * 3 + i
+                    if p < total and (dec[(b * bt + t) * 3 + i] != seq[p] or off[(b * bt + t) * 3 + i] != rel[p]):
+                        why.append(f"block {b} thread {t} decoded item {i} (place {p}): got {dec[(b * bt + t) * 3 + i]}"
+                                   f"/{off[(b * bt + t) * 3 + i]} want {seq[p]}/{rel[p]}")
+                        break
+            digit = (keys[s].astype(np.int64) >> 1) & 31
+            order = sorted(range(T), key=lambda p: -int(digit[p]))  # descending, stable
+            want_rank = np.empty(T, np.int32)
+            want_rank[order] = np.arange(T)
+            if not np.array_equal(rank[s], want_rank):
+                why.append(f"block {b} radix rank: got {rank[s][:8]} want {want_rank[:8]}")
         return not why, why[:6]
