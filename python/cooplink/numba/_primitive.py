@@ -62,6 +62,27 @@ def op_name(op, what="binary_op", dtype=None):
     return name
 
 
+def predicate_name(op, dtype, what, names, noun, use, record_why):
+    """The ABI name of a predicate op, int op(a, b) (a sort's ordering, a discontinuity's flag): one of `names`
+    (a spelling -> the ABI's name; operator.lt/gt/ne/eq spell less/greater/ne/eq), or any other Python function,
+    a custom op. `use` says what is accepted, `record_why` why a record takes a Python function only."""
+    import operator
+    if not isinstance(op, str):
+        op = {operator.lt: "less", operator.gt: "greater", operator.ne: "ne", operator.eq: "eq"}.get(op, op)
+    if isinstance(op, str):
+        name = names.get(op.lower())
+        if name is None:
+            raise ValueError(f"{what}={op!r}: {use}")
+        if isinstance(dtype, types.Record):
+            raise ValueError(f"{what}={op!r} with dtype={dtype}: {record_why}")
+        return name
+    if callable(op):
+        from . import _custom
+        _custom.check_arity(op, dtype, what, comparator=True)
+        return _custom.custom_op(op, type_code(dtype), comparator=True).spelling
+    raise ValueError(f"{what}={op!r} is not a {noun}")
+
+
 def numba_dtype(dtype, what="dtype"):
     """A numba type from a numpy dtype, a numba type or a name."""
     from numba import from_dtype

@@ -22,7 +22,8 @@ import numpy as np
 from numba.cuda import types
 
 from . import _extension
-from ._primitive import (ALGORITHM_ALIASES, Primitive, Variant, block_shape, check_items, numba_dtype, op_name)
+from ._primitive import (ALGORITHM_ALIASES, Primitive, Variant, block_shape, check_items, numba_dtype, op_name,
+                         predicate_name)
 
 __all__ = ["make_load", "make_store", "make_reduce", "make_sum", "make_exclusive_sum", "make_inclusive_sum",
            "make_exclusive_scan", "make_inclusive_scan", "make_scan", "make_exchange", "BlockExchangeType",
@@ -144,24 +145,10 @@ def _mode(table, mode, what):
 
 def _flag_op(op, dtype):
     """A discontinuity's flag op: a name, or a Python function flag(a, b), true for a discontinuity."""
-    import operator
-    op = {operator.ne: "ne", operator.eq: "eq", operator.lt: "less", operator.gt: "greater"}.get(op, op) \
-        if not isinstance(op, str) else op
-    if isinstance(op, str):
-        name = _FLAG_OPS.get(op.lower())
-        if name is None:
-            raise ValueError(f"flag_op={op!r}: use 'ne', 'eq', 'less', 'greater' ('!=', '==', '<', '>') or a Python "
-                             f"function flag(a, b), true for a discontinuity between a and the item b after it")
-        if isinstance(dtype, types.Record):
-            raise ValueError(f"flag_op={op!r} with dtype={dtype}: cooplink has no comparison of records; give a "
-                             f"Python function flag(a, b)")
-        return name
-    if callable(op):
-        from . import _custom
-        from ._primitive import type_code
-        _custom.check_arity(op, dtype, "flag_op", comparator=True)
-        return _custom.custom_op(op, type_code(dtype), comparator=True).spelling
-    raise ValueError(f"flag_op={op!r} is not a flag op")
+    return predicate_name(op, dtype, "flag_op", _FLAG_OPS, "flag op",
+                          "use 'ne', 'eq', 'less', 'greater' ('!=', '==', '<', '>') or a Python function flag(a, b), "
+                          "true for a discontinuity between a and the item b after it",
+                          "cooplink has no comparison of records; give a Python function flag(a, b)")
 
 
 def _difference_op(op, dtype):

@@ -21,7 +21,7 @@ import enum
 from numba.cuda import types
 
 from . import _extension
-from ._primitive import Primitive, Variant, check_items, check_lanes, numba_dtype, op_name, type_code
+from ._primitive import Primitive, Variant, check_items, check_lanes, numba_dtype, op_name, predicate_name
 
 __all__ = ["make_reduce", "make_sum", "make_exclusive_sum", "make_inclusive_sum", "make_exclusive_scan",
            "make_inclusive_scan", "make_load", "make_store", "make_exchange", "WarpExchangeType",
@@ -87,25 +87,11 @@ _COMPARATORS = {"less": "less", "<": "less", "greater": "greater", ">": "greater
 
 def comparator_name(compare_op, dtype, what="compare_op"):
     """The ABI comparator of a name or a Python function (custom: a C-ABI int(a, b), a before b)."""
-    if isinstance(compare_op, str):
-        name = _COMPARATORS.get(compare_op.lower())
-        if name is None:
-            raise ValueError(f"{what}={compare_op!r}: use 'less', 'greater' ('<', '>') or a Python function "
-                             f"cmp(a, b) that is true when a goes before b")
-        if isinstance(dtype, types.Record):
-            raise ValueError(f"{what}={compare_op!r} with dtype={dtype}: cooplink has no order on a record; give a "
-                             f"Python function cmp(a, b) that is true when a goes before b")
-        return name
-    import operator
-    if compare_op is operator.lt:
-        return comparator_name("less", dtype, what)
-    if compare_op is operator.gt:
-        return comparator_name("greater", dtype, what)
-    if callable(compare_op):
-        from . import _custom
-        _custom.check_arity(compare_op, dtype, what, comparator=True)
-        return _custom.custom_op(compare_op, type_code(dtype), comparator=True).spelling
-    raise ValueError(f"{what}={compare_op!r} is not a comparator")
+    return predicate_name(compare_op, dtype, what, _COMPARATORS, "comparator",
+                          "use 'less', 'greater' ('<', '>') or a Python function cmp(a, b) that is true when a goes "
+                          "before b",
+                          "cooplink has no order on a record; give a Python function cmp(a, b) that is true when a "
+                          "goes before b")
 
 
 def merge_sort_primitive(family, keys, values, block, items, compare_op, **scope):
