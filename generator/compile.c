@@ -282,6 +282,39 @@ int coop__job_count(int n)
   return n < cpus ? n : (int)cpus;
 }
 
+/* The most shared memory a block can have on sm_<arch>, bytes (the opt-in maximum, cudaDevAttr-
+ * MaxSharedMemoryPerBlockOptin: the CUDA C++ Programming Guide's table of compute capabilities). */
+static unsigned long long block_smem_limit(int arch)
+{
+  switch (arch) {
+  case 75: return 64 * 1024;
+  case 80: case 87: return 163 * 1024;
+  case 86: case 89: case 120: case 121: return 99 * 1024;
+  default: return arch >= 90 && arch < 120 ? 227 * 1024 : 0; /* 0: not known, not checked */
+  }
+}
+
+/* COOP_ERROR_SPEC_INVALID, naming each symbol whose temp storage no block can have on one of archs. */
+static coop_result check_temp_fits(coop_gen *gen, const int *archs, int n)
+{
+  coop_result rc = COOP_SUCCESS;
+  for (size_t i = 0; i < gen->n_insts; ++i) {
+    const coop__inst *in = &gen->insts[i];
+    for (int a = 0; a < n; ++a) {
+      const unsigned long long limit = block_smem_limit(archs[a]);
+      if (limit && in->temp_bytes > limit) {
+        coop__log(gen, "%s%s%s: its temp storage is %llu bytes, more shared memory than a block can have on sm_%d "
+                       "(%llu bytes): fewer threads, items or radix bits, or leave sm_%d out",
+                  in->where ? in->where : "", in->where ? ": " : "", in->symbol, in->temp_bytes, archs[a], limit,
+                  archs[a]);
+        rc = COOP_ERROR_SPEC_INVALID;
+        break;
+      }
+    }
+  }
+  return rc;
+}
+
 coop_result coop__probe_all(coop_gen *gen)
 {
   int archs[32];
@@ -304,6 +337,7 @@ coop_result coop__probe_all(coop_gen *gen)
   for (int i = 1; i < n; ++i)
     if (archs[i] < lowest) lowest = archs[i];
   coop_result rc = probe(gen, lowest);
+  if (!rc) rc = check_temp_fits(gen, archs, n);
   if (!rc) gen->probed = 1;
   return rc;
 }

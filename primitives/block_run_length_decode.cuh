@@ -4,7 +4,8 @@
 // a window: the next window is another call with from_offset advanced by Decoded * threads (the runs are
 // scanned again: CUB keeps them in temp, which a C call cannot hold between calls). A from_offset past the
 // total is taken as the total (CUB's is undefined there); the places past the total are unspecified.
-// decode_offsets also gives each decoded item's place within its run.
+// decode_offsets also gives each decoded item's place within its run. As CUB, a run of length 0 may be
+// followed only by runs of length 0.
 #pragma once
 #include "common.cuh"
 #include <cub/block/block_run_length_decode.cuh>

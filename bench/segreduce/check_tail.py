@@ -73,7 +73,8 @@ def watch(cp, run, queue, label, busy=None, seconds=5.0):
             cp.cuda.runtime.memcpyAsync(host.ptr, queue.data.ptr, 32, cp.cuda.runtime.memcpyDeviceToHost, side.ptr)
             side.synchronize()
             q = np.frombuffer(host, np.uint32, 8)  # kernels.cu sr_queue
-            print(f"HANG {label}: queue chunks {q[0]} taken {q[1]} shared {q[2]} exited {q[3]}", flush=True)
+            print(f"HANG {label}: queue chunks {q[0]} taken {q[1]} shared {q[2]} exited {q[3]} started {q[4]} "
+                  f"dead {q[5]}", flush=True)
             os._exit(3)
         time.sleep(0.001)
     cp.cuda.Device().synchronize()

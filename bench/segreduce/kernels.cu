@@ -86,23 +86,28 @@ __device__ __forceinline__ int align_up(int p) { return (p + SR_N - 1) / SR_N * 
   }
 
 /* The adaptive launcher's deferred segments. A first stage that meets a segment longer than `defer`
- * reserves its chunks of SR_CHUNK items (a contiguous range of work items; when the queue's `capacity`
- * would be passed, as offsets that overlap can make it, it reduces the segment itself instead) and writes
- * one work item per chunk, (segment + 1) << 32 | chunk number, where 0 means "not written yet". Every
- * block, its own share done, takes the work items that are free, a block a chunk, and leaves when none
- * is; a block with no share of its own (the grid, every block the GPU holds at once, has more blocks than
- * shares) first waits for the blocks that have one to be through them; the grid's last block waits for
- * that too and takes what is left. Blocks start in index order (as CUB's decoupled look-back also assumes), so a
- * block only ever waits for blocks that have started, and for work items that a running block is
- * writing: no launch can wait for a block that cannot run. A segment of several chunks leaves one partial
- * per chunk; the block that finishes its last chunk combines them in chunk order. Every call leaves the
- * queue, the items and the counters zeroed. */
+ * reserves its chunks of SR_CHUNK items (a contiguous range of work items: sr_reserve_add, or
+ * sr_reserve_cas in the kernels bounded to 32 registers) and writes one work item per chunk,
+ * (segment + 1) << 32 | chunk number, where 0 means "not written yet". A reservation that would pass the
+ * queue's `capacity` (offsets that overlap can) fails, and its group reduces the segment itself; a failed
+ * fetch-and-add records where the items that will never be written begin (`dead`). Every block, its own share done,
+ * takes work items, a block a chunk, until none is left. Once every block of the grid has started
+ * (`started`), a take is a fetch-and-add on `taken`: a ticket, which may name an item not reserved yet;
+ * its block waits until the item is written or reserving is over (every block with a share is through it,
+ * `shared`) without it. Before that a block may wait for nothing that is not running: it takes a reserved
+ * item by compare-and-swap or leaves; the grid's last block (blocks start in index order, as CUB's
+ * decoupled look-back also assumes: when it runs, every block has started) always waits for reserving to
+ * be over and takes what is left. A segment of several chunks leaves one partial per chunk; the block that
+ * finishes its last chunk combines them in chunk order. Every call leaves the queue, the items and the
+ * counters zeroed. */
 struct sr_queue {
-  unsigned chunks; /* work items reserved */
-  unsigned taken;  /* work items taken (past `chunks` once reserving is over: see sr_take) */
-  unsigned shared; /* blocks with a share of their own through it: at share_blocks, reserving is over */
-  unsigned exited; /* blocks out: the last one zeroes the queue */
-  unsigned pad[4];
+  unsigned chunks;  /* work items reserved (past `capacity` after a failed reservation) */
+  unsigned taken;   /* tickets handed out */
+  unsigned shared;  /* blocks with a share of their own through it: at share_blocks, reserving is over */
+  unsigned exited;  /* blocks out: the last one zeroes the queue */
+  unsigned started; /* blocks started: at gridDim.x, a block may hold a ticket for an item to come */
+  unsigned dead;    /* capacity less the first item of the first failed reservation (0: none failed) */
+  unsigned pad[2];
 };
 
 __device__ __forceinline__ unsigned sr_chunk_count(long long len) { return (unsigned)((len + SR_CHUNK - 1) / SR_CHUNK); }
@@ -116,33 +121,63 @@ __device__ __forceinline__ unsigned sr_load_acquire(const unsigned *p)
 
 #define SR_NONE 0xffffffffu
 
-/* The first of `count` work items reserved for a segment, or SR_NONE when the queue has no room. */
-__device__ __forceinline__ unsigned sr_reserve(sr_queue *q, unsigned capacity, unsigned count)
+/* Whether the reservation of `count` items from `first` fits the queue. */
+__device__ __forceinline__ bool sr_fits(unsigned first, unsigned count, unsigned capacity)
+{
+  return first <= capacity && count <= capacity - first;
+}
+
+/* A reservation from `first` failed: the items from there on are never written (every later reservation
+ * fails too), which `dead` (capacity less the lowest such `first`) tells the ticket holders. */
+__device__ __forceinline__ void sr_failed(sr_queue *q, unsigned first, unsigned capacity)
+{
+  if (first < capacity) atomicMax(&q->dead, capacity - first);
+}
+
+/* The end of the work items that are or will be written: `chunks` or less. */
+__device__ __forceinline__ unsigned sr_end(const sr_queue *q, unsigned capacity)
+{
+  return min(sr_load_acquire(&q->chunks), capacity - sr_load_acquire(&q->dead));
+}
+
+/* Counts this block in `started` (a first stage's first step; q null: a fixed kernel alone). */
+__device__ __forceinline__ void sr_start(sr_queue *q)
+{
+  if (q && threadIdx.x == 0) atomicAdd(&q->started, 1);
+}
+
+/* The first of `count` work items reserved for a segment, or SR_NONE when the queue has no room: by
+ * compare-and-swap (a reservation that does not fit leaves `chunks` as it was), for the kernels bounded to
+ * 32 registers, which a fetch-and-add spills (the compiler aggregates a warp's fetch-and-adds on one
+ * address with a shuffle scan); one round trip per reservation, the others retry meanwhile. */
+__device__ __forceinline__ unsigned sr_reserve_cas(sr_queue *q, unsigned capacity, unsigned count)
 {
   unsigned c = sr_load_acquire(&q->chunks);
   for (;;) {
-    if (count > capacity - c) return SR_NONE;
+    if (c > capacity || count > capacity - c) return SR_NONE;
     const unsigned seen = atomicCAS(&q->chunks, c, c + count);
     if (seen == c) return c;
     c = seen;
   }
 }
 
-/* A reserved work item nobody has taken yet, or SR_NONE. While blocks may still reserve, a compare-and-swap
- * that never passes `chunks`; once every block with a share is through it, `chunks` is final and a
- * fetch-and-add hands each item out once (under a thousand blocks' contention a compare-and-swap loop took
- * 26 ms for 16384 items: 0.009 of the read bandwidth). */
-__device__ __forceinline__ unsigned sr_take(sr_queue *q, unsigned share_blocks)
+/* The same by fetch-and-add: one atomic whatever the contention; a reservation that does not fit passes
+ * `capacity` and records it (sr_failed). */
+__device__ __forceinline__ unsigned sr_reserve_add(sr_queue *q, unsigned capacity, unsigned count)
 {
-  if (sr_load_acquire(&q->shared) >= share_blocks) {
-    const unsigned c = sr_load_acquire(&q->chunks);
-    if (sr_load_acquire(&q->taken) >= c) return SR_NONE;
-    const unsigned t = atomicAdd(&q->taken, 1);
-    return t < c ? t : SR_NONE;
-  }
+  const unsigned first = atomicAdd(&q->chunks, count);
+  if (sr_fits(first, count, capacity)) return first;
+  sr_failed(q, first, capacity);
+  return SR_NONE;
+}
+
+/* A work item (or a ticket for one) for this block, or SR_NONE: see sr_queue. */
+__device__ __forceinline__ unsigned sr_take(sr_queue *q, unsigned capacity)
+{
+  if (sr_load_acquire(&q->started) == gridDim.x) return atomicAdd(&q->taken, 1);
   unsigned t = sr_load_acquire(&q->taken);
   for (;;) {
-    if (t >= sr_load_acquire(&q->chunks)) return SR_NONE;
+    if (t >= sr_end(q, capacity)) return SR_NONE;
     const unsigned seen = atomicCAS(&q->taken, t, t + 1);
     if (seen == t) return t;
     t = seen;
@@ -189,31 +224,39 @@ __device__ __forceinline__ SR_T block_range(const SR_T *in, int p, int e)
 
 /* The adaptive launcher's second part, run by every block when its own share is done (see sr_queue);
  * a block's thread 0 takes its next work item while the block reduces the current one. */
-__device__ __forceinline__ unsigned long long sr_item(const unsigned long long *items, unsigned t)
+
+/* Work item t once written, or 0 when there is none: t passed the items reserved by the time reserving
+ * was over (or the queue's capacity). */
+__device__ __forceinline__ unsigned long long sr_item(const sr_queue *q, const unsigned long long *items,
+                                                      unsigned t, unsigned capacity, unsigned share_blocks)
 {
   if (t == SR_NONE) return 0;
-  unsigned long long w;
-  while ((w = __ldcv(items + t)) == 0) __nanosleep(32); /* reserved: its writer is running */
-  return w;
+  for (;;) {
+    if (t >= capacity - sr_load_acquire(&q->dead)) return 0;
+    const unsigned long long w = __ldcv(items + t);
+    if (w != 0) return w;
+    if (sr_load_acquire(&q->shared) >= share_blocks && t >= sr_end(q, capacity)) return 0;
+    __nanosleep(64);
+  }
 }
 
-/* The next work item for this block: one that is free; for the grid's last block, once every block with
- * a share is through it (no more reserving), whatever is left. SR_NONE: leave. */
-__device__ __forceinline__ unsigned sr_next(sr_queue *q, unsigned share_blocks)
+/* The next work item for this block, as sr_item; the grid's last block, finding none free, waits for
+ * reserving to be over and takes what is left. */
+__device__ __forceinline__ unsigned long long sr_next(sr_queue *q, const unsigned long long *items, unsigned *ticket,
+                                                      unsigned capacity, unsigned share_blocks)
 {
-  unsigned t = sr_take(q, share_blocks);
+  unsigned t = sr_take(q, capacity);
   if (t == SR_NONE && blockIdx.x == gridDim.x - 1) {
-    while (sr_load_acquire(&q->shared) < share_blocks) {
-      if ((t = sr_take(q, share_blocks)) != SR_NONE) return t;
-      __nanosleep(128);
-    }
-    t = sr_take(q, share_blocks);
+    while (sr_load_acquire(&q->shared) < share_blocks && (t = sr_take(q, capacity)) == SR_NONE) __nanosleep(128);
+    if (t == SR_NONE) t = sr_take(q, capacity);
   }
-  return t;
+  *ticket = t;
+  return sr_item(q, items, t, capacity, share_blocks);
 }
 
 __device__ __forceinline__ void sr_tail(const SR_T *in, const int *off, SR_T *out, sr_queue *q, unsigned long long *items,
-                                        SR_T *partial, unsigned *done, unsigned share_blocks, void *temp)
+                                        SR_T *partial, unsigned *done, unsigned capacity, unsigned share_blocks,
+                                        void *temp)
 {
   __shared__ unsigned long long work;
   __shared__ unsigned ticket;
@@ -224,8 +267,7 @@ __device__ __forceinline__ void sr_tail(const SR_T *in, const int *off, SR_T *ou
     if (blockIdx.x < share_blocks) atomicAdd(&q->shared, 1);
     if (blockIdx.x >= share_blocks) /* no share: the blocks with one (all started before) reserve first */
       while (sr_load_acquire(&q->shared) < share_blocks) __nanosleep(128);
-    ticket = sr_next(q, share_blocks);
-    work = sr_item(items, ticket);
+    work = sr_next(q, items, &ticket, capacity, share_blocks);
   }
   __syncthreads();
   for (;;) {
@@ -235,7 +277,7 @@ __device__ __forceinline__ void sr_tail(const SR_T *in, const int *off, SR_T *ou
     unsigned next = SR_NONE;
     if (threadIdx.x == 0) {
       __stcg(items + t, 0ull);
-      next = sr_take(q, share_blocks); /* (its latency hides behind this chunk's loads) */
+      next = sr_take(q, capacity); /* (its latency hides behind this chunk's loads) */
     }
     const unsigned j = (unsigned)w;
     const int s = (int)(w >> 32) - 1;
@@ -270,8 +312,12 @@ __device__ __forceinline__ void sr_tail(const SR_T *in, const int *off, SR_T *ou
       }
     }
     if (threadIdx.x == 0) {
-      ticket = next == SR_NONE ? sr_next(q, share_blocks) : next;
-      work = sr_item(items, ticket);
+      if (next == SR_NONE) {
+        work = sr_next(q, items, &ticket, capacity, share_blocks);
+      } else {
+        ticket = next;
+        work = sr_item(q, items, next, capacity, share_blocks);
+      }
     }
     __syncthreads();
   }
@@ -288,11 +334,12 @@ __device__ __forceinline__ void sr_tail(const SR_T *in, const int *off, SR_T *ou
  * loaded before any is reduced, so that SR_K loads are in flight per lane, and the next SR_K segments'
  * offsets are loaded while these are reduced. A segment longer than `defer` is deferred to the tail
  * (q non-null: the adaptive launcher's first stage). */
-#define WARP_KERNEL(L, NAME, MIN_BLOCKS, RANGE)                                                              \
+#define WARP_KERNEL(L, NAME, MIN_BLOCKS, RANGE, RESERVE)                                                              \
   extern "C" __global__ void __launch_bounds__(SR_THREADS, MIN_BLOCKS)                                       \
     NAME(const SR_T *in, const int *off, SR_T *out, int n_seg, long long defer_items, sr_queue *q,           \
          unsigned long long *items, SR_T *partial, unsigned *done, unsigned capacity, unsigned share_blocks)  \
   {                                                                                                          \
+    sr_start(q);                                                                                             \
     const int defer = (int)min(defer_items, 0x7fffffffLL);                                                   \
     const SR_T id = SR_ID;                                                                                   \
     const int lane = threadIdx.x % L;                                                                        \
@@ -326,7 +373,7 @@ __device__ __forceinline__ void sr_tail(const SR_T *in, const int *off, SR_T *ou
         int from = b[k] + L * SR_N;                                                                          \
         if (deferred & (1u << k)) { /* lane 0 reserves its chunks, the lanes write its work items */        \
           const unsigned mask = L == 32 ? 0xffffffffu : ((1u << L) - 1) << (threadIdx.x % 32 / L * L);      \
-          unsigned first = lane == 0 ? sr_reserve(q, capacity, sr_chunk_count(len)) : 0;                     \
+          unsigned first = lane == 0 ? RESERVE(q, capacity, sr_chunk_count(len)) : 0;                        \
           first = __shfl_sync(mask, first, 0, L);                                                            \
           if (first != SR_NONE) {                                                                            \
             sr_write_items(s0 + k, len, first, lane, L, items);                                              \
@@ -342,7 +389,7 @@ __device__ __forceinline__ void sr_tail(const SR_T *in, const int *off, SR_T *ou
     }                                                                                                        \
     if (q) {                                                                                                 \
       DECLARE_BLOCK_TEMP;                                                                                    \
-      sr_tail(in, off, out, q, items, partial, done, share_blocks, temp);                                    \
+      sr_tail(in, off, out, q, items, partial, done, capacity, share_blocks, temp);                          \
     }                                                                                                        \
   }
 
@@ -352,8 +399,8 @@ __device__ __forceinline__ void sr_tail(const SR_T *in, const int *off, SR_T *ou
 #define WARP_KERNELS(L)                                                                                      \
   WARP_RANGE(L, 2, warp_range_##L)                                                                           \
   WARP_RANGE(L, 4, warp_range4_##L)                                                                          \
-  WARP_KERNEL(L, sr_warp##L, SR_WARP_MIN_BLOCKS, warp_range_##L)                                             \
-  WARP_KERNEL(L, sr_warp##L##u, 4, warp_range4_##L)
+  WARP_KERNEL(L, sr_warp##L, SR_WARP_MIN_BLOCKS, warp_range_##L, sr_reserve_cas)                             \
+  WARP_KERNEL(L, sr_warp##L##u, 4, warp_range4_##L, sr_reserve_add)
 WARP_KERNELS(4)
 WARP_KERNELS(8)
 WARP_KERNELS(16)
@@ -366,10 +413,11 @@ extern "C" __global__ void __launch_bounds__(SR_THREADS)
 {
   DECLARE_BLOCK_TEMP;
   __shared__ unsigned first;
+  sr_start(q);
   for (int s = blockIdx.x; s < n_seg; s += gridDim.x) {
     const int b = off[s], e = off[s + 1];
     if (e - b > defer) {
-      if (threadIdx.x == 0) first = sr_reserve(q, capacity, sr_chunk_count(e - b));
+      if (threadIdx.x == 0) first = sr_reserve_add(q, capacity, sr_chunk_count(e - b));
       __syncthreads();
       if (first != SR_NONE) sr_write_items(s, e - b, first, threadIdx.x, SR_THREADS, items);
     }
@@ -381,5 +429,5 @@ extern "C" __global__ void __launch_bounds__(SR_THREADS)
     }
     __syncthreads(); /* temp and `first` are reused */
   }
-  if (q) sr_tail(in, off, out, q, items, partial, done, share_blocks, temp);
+  if (q) sr_tail(in, off, out, q, items, partial, done, capacity, share_blocks, temp);
 }

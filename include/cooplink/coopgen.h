@@ -173,7 +173,8 @@ COOP_API coop_result coop_gen_get_source(coop_gen *gen, char **source);
 /* Compiles and writes the bundle into dir (created if missing). Files appear only when every
  * compile succeeded: each is written to a temporary name and renamed, the manifest last. Returns
  * COOP_SUCCESS, COOP_ERROR_STATE (no name or no requests), COOP_ERROR_TOOLKIT, COOP_ERROR_NVRTC
- * (log in the handle), COOP_ERROR_IO, COOP_ERROR_OUT_OF_MEMORY. */
+ * (log in the handle), COOP_ERROR_SPEC_INVALID (a primitive's temp storage is more shared memory than
+ * a block can have on one of the archs; the log names it), COOP_ERROR_IO, COOP_ERROR_OUT_OF_MEMORY. */
 COOP_API coop_result coop_gen_write(coop_gen *gen, const char *dir);
 
 /* Writes a catalog into dir (created if missing): one small bundle per CUB instance (the variants of

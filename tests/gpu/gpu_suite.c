@@ -66,6 +66,9 @@ static int shape_ok(int fam, int var, int algo, const int sh[3])
   const int n = sh[0] * sh[1] * sh[2];
   if (warp_algo(fam, algo)) return n % 32 == 0;
   if (fam == FAM_BSORT) return (n & (n - 1)) == 0;
+  if ((fam == FAM_BRADIX || fam == FAM_BRANK) && !strcmp(ALGOS[fam][algo], "r8"))
+    return n <= 256; /* 129 counter lanes x threads x 4 bytes: past 256 threads more shared memory than an sm_90
+                        block has (227 KB), which the generator refuses */
   if (fam == FAM_BEXCH && (var == 2 || var == 3)) return n <= 32 || n % 32 == 0;
   return 1;
 }

@@ -526,7 +526,11 @@ class BlockHistRldRankCase:
         n = 2 * bt * N
         x = rng.integers(0, bins, n).astype(np.uint8)
         vals = rng.integers(-50, 50, n).astype(np.int32)
-        lens = rng.integers(0, 4, n).astype(np.uint32)
+        # 1..4, the last quarter of each block's runs 0 (CUB: a run of length zero may be followed only by
+        # runs of length zero)
+        lens = rng.integers(1, 5, n).astype(np.uint32).reshape(2, bt * N)
+        lens[:, bt * N - bt * N // 4:] = 0
+        lens = lens.reshape(n)
         keys = rng.integers(0, 1 << 16, n).astype(np.uint16)
         start = int(rng.integers(0, 3 * bt))
         outs = [np.full(2 * bins, 0xA5A5A5A5, np.uint32), np.full(2 * bt * 3, -7, np.int32),

@@ -97,13 +97,14 @@ void block2_kernel_source(FILE *f, const kase *k, int idx)
             k->wi, k->wi, bt, k->var ? "i" : "0xA5A5A5A5u", k->sym, k->wi, bt, k->wi);
     return;
   }
-  if (k->fam == FAM_BRLD) { /* run lengths 0..4; windows from 0, one window on, 3, past the total */
-    const int D = k->wi, dec = GRID * bt * D;
+  if (k->fam == FAM_BRLD) { /* run lengths rld_len; windows from 0, one window on, 3, past the total */
+    const int D = k->wi, dec = GRID * bt * D, tile = bt * n;
     fprintf(f, "  unsigned lens[%d], offs[%d], total = 0xA5A5A5A5u;\n  %s dec[%d];\n"
-               "  for (int i = 0; i < %d; ++i) lens[i] = (unsigned)(((b * %d + tid) * %d + i) * 7 %% 5);\n"
+               "  for (int i = 0, j = tid * %d; i < %d; ++i, ++j)\n"
+               "    lens[i] = j >= %d ? 0u : (unsigned)((b * %d + j) * 7 %% 4 + 1);\n"
                "  for (int i = 0; i < %d; ++i) { dec[i] = aux[%d]; offs[i] = 0xA5A5A5A5u; }\n"
                "  const int from[4] = {0, %d, 3, 1 << 30};\n",
-            n, D, T, D, n, bt, n, D, GRID, D * bt);
+            n, D, T, D, n, n, tile - tile / 4, tile, D, GRID, D * bt);
     if (k->var) fprintf(f, "  %s(items, lens, dec, offs, from[b %% 4], &total, smem);\n", k->sym);
     else fprintf(f, "  %s(items, lens, dec, from[b %% 4], &total, smem);\n", k->sym);
     fprintf(f, "  unsigned char *o2 = (unsigned char *)out2;\n"
@@ -234,7 +235,7 @@ void block2_prelude(FILE *f, const kase *cases, int first, int count)
     const char *T = TY[c->type].ctype, *code = TY[c->type].code;
     if (c->fam == FAM_BDISC && !strcmp(ALGOS[c->fam][c->algo], "custom") && !disc[c->type]++) {
       if (c->type == T_MAT2)
-        fprintf(f, "extern \"C\" __device__ int disc_mat2(const mat2 *a, const mat2 *b) { return a->a != b->a; }\n");
+        fprintf(f, "extern \"C\" __device__ int disc_mat2(const mat2 *a, const mat2 *b) { return a->a / 2 != b->a / 2; }\n");
       else
         fprintf(f, "extern \"C\" __device__ int disc_%s(const %s *a, const %s *b)\n{ return (long long)(float)*a / 2 != "
                    "(long long)(float)*b / 2; }\n", code, T, T);
@@ -443,6 +444,13 @@ static int radix_check(const kase *k, const unsigned char *in, const unsigned ch
 
 /* ---- histogram, run-length decode ---- */
 
+/* The length of run j of block b's tile: 1..4, but for the last quarter of the tile's runs, 0 (CUB: "a run
+ * of length zero may not be followed by a run length that is not zero"). */
+static uint32_t rld_len(int b, int tile, int j)
+{
+  return j >= tile - tile / 4 ? 0 : (uint32_t)(((size_t)b * (size_t)tile + (size_t)j) * 7 % 4 + 1);
+}
+
 static int hist_rld_check(const kase *k, const unsigned char *in, const unsigned char *out2, char *msg, size_t msize)
 {
   const size_t es = (size_t)TY[k->type].size;
@@ -464,12 +472,12 @@ static int hist_rld_check(const kase *k, const unsigned char *in, const unsigned
     }
     return 1;
   }
-  /* the run-length decode: block b's runs in thread order, lengths ((b * bt + t) * n + i) * 7 % 5 */
+  /* the run-length decode: block b's runs in thread order, lengths rld_len */
   const int D = k->wi, dec = GRID * bt * D;
   const unsigned char *offs = out2 + (size_t)dec * es, *totals = offs + (size_t)dec * 4;
   for (int b = 0; b < GRID; ++b) {
     uint32_t total = 0;
-    for (int j = 0; j < bt * n; ++j) total += (uint32_t)(((size_t)b * bt * n + (size_t)j) * 7 % 5);
+    for (int j = 0; j < bt * n; ++j) total += rld_len(b, bt * n, j);
     const uint32_t from4[4] = {0, (uint32_t)(D * bt), 3, 1u << 30}, from = from4[b % 4] < total ? from4[b % 4] : total;
     for (int th = 0; th < bt; ++th) {
       uint32_t t;
@@ -484,7 +492,7 @@ static int hist_rld_check(const kase *k, const unsigned char *in, const unsigned
         uint32_t start = 0;
         int run = 0;
         for (;; ++run) { /* the run holding place p */
-          const uint32_t len = (uint32_t)(((size_t)b * bt * n + (size_t)run) * 7 % 5);
+          const uint32_t len = rld_len(b, bt * n, run);
           if (p < start + len) break;
           start += len;
         }

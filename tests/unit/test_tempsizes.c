@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../support/lto.h"
 #include "util.h"
@@ -236,5 +237,42 @@ Test(tempsizes, equal_nvcc_host_sizeof, .timeout = 600)
   free(cmd);
   free(cu);
   free(mp);
+  free(dir);
+}
+
+/* A primitive whose temp storage is more shared memory than a block can have on an arch of the bundle is
+ * refused when it is generated, naming the symbol, its bytes and the arch (CUB would compile it; no launch
+ * of a kernel that calls it could run). 8 radix bits x 1024 threads: 129 counter lanes x 1024 x 4 bytes and more. */
+Test(tempsizes, more_than_a_block_of_shared_memory_is_refused, .timeout = 300)
+{
+  char *dir = coopt_tmpdir();
+  /* archs, radix bits, the arch named, its bytes, the temp bytes */
+  static const struct {
+    const char *archs, *algo;
+    int arch, limit, bytes;
+  } C[] = {{"sm_90", "r8", 90, 232448, 528576}, {"sm_86,sm_90", "r6", 86, 101376, 135360}};
+  for (int c = 0; c < 2; ++c) {
+    coop_gen *gen = NULL;
+    cr_assert_eq(coop_gen_create(&gen), COOP_SUCCESS);
+    coop_gen_group g = {"block_radix_rank", "u32", NULL, "1024", "4", C[c].algo, "asc"};
+    cr_assert_eq(coop_gen_add_group(gen, &g), COOP_SUCCESS);
+    cr_assert_eq(coop_gen_set_archs(gen, C[c].archs), COOP_SUCCESS);
+    cr_assert_eq(coop_gen_set_name(gen, "toobig"), COOP_SUCCESS);
+    char *out = coopt_fmt("%s/%d", dir, c);
+    coop_result rc = coop_gen_write(gen, out);
+    char *log = coopt_gen_log(gen);
+    cr_assert_eq(rc, COOP_ERROR_SPEC_INVALID, "%s", log);
+    char *want = coopt_fmt("coop_block_radix_rank_asc_u32_t1024_i4_%s: its temp storage is %d bytes, more shared memory "
+                           "than a block can have on sm_%d (%d bytes)",
+                           C[c].algo, C[c].bytes, C[c].arch, C[c].limit);
+    cr_assert_not_null(strstr(log, want), "want \"%s\" in:\n%s", want, log);
+    char *manifest = coopt_fmt("%s/toobig.json", out);
+    cr_assert(access(manifest, F_OK) != 0, "nothing is written for a refused bundle");
+    free(manifest);
+    free(want);
+    free(log);
+    free(out);
+    coop_gen_destroy(&gen);
+  }
   free(dir);
 }

@@ -202,63 +202,89 @@ def _kernel(dtype, op, name, min_blocks):
 
     NONE = np.uint32(0xFFFFFFFF)
 
+    # the queue's words (kernels.cu sr_queue)
+    CHUNKS, TAKEN, SHARED, EXITED, STARTED, DEAD = 0, 1, 2, 3, 4, 5
+
     @cuda.jit(device=True, inline="always")
-    def reserve(q, capacity, count):
-        """The first of `count` work items reserved for a segment, or NONE when the queue has no room."""
-        c = ld_acquire(q, 0)
+    def start(q):
+        """Counts this block in `started` (kernels.cu sr_start)."""
+        if cuda.threadIdx.x == 0:
+            cuda.atomic.add(q, STARTED, np.uint32(1))
+
+    @cuda.jit(device=True, inline="always")
+    def reserve_cas(q, capacity, count):
+        """The first of `count` work items reserved for a segment, or NONE when the queue has no room, by
+        compare-and-swap (kernels.cu sr_reserve_cas: the kernels bounded in registers)."""
+        c = ld_acquire(q, CHUNKS)
         while True:
-            if count > capacity - c:
+            if c > capacity or count > capacity - c:
                 return NONE
-            seen = cuda.atomic.cas(q, 0, c, c + count)
+            seen = cuda.atomic.cas(q, CHUNKS, c, c + count)
             if seen == c:
                 return c
             c = seen
 
     @cuda.jit(device=True, inline="always")
-    def take(q, share_blocks):
-        """A reserved work item nobody has taken yet, or NONE (kernels.cu sr_take: a compare-and-swap while
-        blocks may reserve, a fetch-and-add once `chunks` is final)."""
-        if ld_acquire(q, 2) >= share_blocks:
-            c = ld_acquire(q, 0)
-            if ld_acquire(q, 1) >= c:
-                return NONE
-            t = cuda.atomic.add(q, 1, np.uint32(1))
-            return t if t < c else NONE
-        t = ld_acquire(q, 1)
+    def reserve_add(q, capacity, count):
+        """The same by fetch-and-add; a reservation that does not fit records where the items that will
+        never be written begin (kernels.cu sr_reserve_add, sr_failed)."""
+        first = cuda.atomic.add(q, CHUNKS, count)
+        if first <= capacity and count <= capacity - first:
+            return first
+        if first < capacity:
+            cuda.atomic.max(q, DEAD, capacity - first)
+        return NONE
+
+    @cuda.jit(device=True, inline="always")
+    def end(q, capacity):
+        """The end of the work items that are or will be written (kernels.cu sr_end)."""
+        return min(ld_acquire(q, CHUNKS), capacity - ld_acquire(q, DEAD))
+
+    @cuda.jit(device=True, inline="always")
+    def take(q, capacity):
+        """A work item, or a ticket for one once every block has started, or NONE (kernels.cu sr_take)."""
+        if ld_acquire(q, STARTED) == cuda.gridDim.x:
+            return cuda.atomic.add(q, TAKEN, np.uint32(1))
+        t = ld_acquire(q, TAKEN)
         while True:
-            if t >= ld_acquire(q, 0):
+            if t >= end(q, capacity):
                 return NONE
-            seen = cuda.atomic.cas(q, 1, t, t + np.uint32(1))
+            seen = cuda.atomic.cas(q, TAKEN, t, t + np.uint32(1))
             if seen == t:
                 return t
             t = seen
 
     @cuda.jit(device=True, inline="always")
-    def next_item(q, share_blocks):
-        """The next work item for this block (kernels.cu sr_next): a free one; for the grid's last block,
-        once every block with a share is through it, whatever is left. NONE: leave."""
-        t = take(q, share_blocks)
+    def next_item(q, capacity, share_blocks):
+        """The next ticket for this block (kernels.cu sr_next): the grid's last block, finding none free,
+        waits for reserving to be over and takes what is left."""
+        t = take(q, capacity)
         if t == NONE and cuda.blockIdx.x == cuda.gridDim.x - 1:
-            while ld_acquire(q, 2) < share_blocks:
-                t = take(q, share_blocks)
+            while ld_acquire(q, SHARED) < share_blocks:
+                t = take(q, capacity)
                 if t != NONE:
                     return t
                 cuda.nanosleep(np.uint32(128))
-            t = take(q, share_blocks)
+            t = take(q, capacity)
         return t
 
     @cuda.jit(device=True, inline="always")
-    def item(items, t):
+    def item(q, items, t, capacity, share_blocks):
+        """Work item t once written, or 0 when there is none (kernels.cu sr_item)."""
         if t == NONE:
             return np.uint64(0)
-        w = ldcv(items, t)
-        while w == 0:  # reserved: its writer is running
-            cuda.nanosleep(np.uint32(32))
+        while True:
+            if t >= capacity - ld_acquire(q, DEAD):
+                return np.uint64(0)
             w = ldcv(items, t)
-        return w
+            if w != 0:
+                return w
+            if ld_acquire(q, SHARED) >= share_blocks and t >= end(q, capacity):
+                return np.uint64(0)
+            cuda.nanosleep(np.uint32(64))
 
     @cuda.jit(device=True, inline="always")
-    def tail(d_in, off, sh, out, q, items, partial, done, share_blocks):
+    def tail(d_in, off, sh, out, q, items, partial, done, capacity, share_blocks):
         """Every block, its share done (kernels.cu sr_queue and sr_tail): the deferred segments' chunks,
         a block a chunk, thread 0 taking the next while the block reduces one."""
         work = cuda.shared.array(1, np.uint64)
@@ -269,12 +295,12 @@ def _kernel(dtype, op, name, min_blocks):
         if tid == 0:
             cuda.threadfence()
             if cuda.blockIdx.x < share_blocks:
-                cuda.atomic.add(q, 2, np.uint32(1))
+                cuda.atomic.add(q, SHARED, np.uint32(1))
             if cuda.blockIdx.x >= share_blocks:  # no share: the blocks with one (all started before) reserve
-                while ld_acquire(q, 2) < share_blocks:
+                while ld_acquire(q, SHARED) < share_blocks:
                     cuda.nanosleep(np.uint32(128))
-            ticket[0] = next_item(q, share_blocks)
-            work[0] = item(items, ticket[0])
+            ticket[0] = next_item(q, capacity, share_blocks)
+            work[0] = item(q, items, ticket[0], capacity, share_blocks)
         cuda.syncthreads()
         combining = False
         held = NONE  # (thread 0) the next work item, taken while this chunk is reduced
@@ -300,7 +326,7 @@ def _kernel(dtype, op, name, min_blocks):
             else:
                 if tid == 0:
                     cuda.stcg(items, t, np.uint64(0))
-                    held = take(q, share_blocks)
+                    held = take(q, capacity)
                 b = i32(sb + i32(j) * chunk)
                 acc = brange(d_in, b, i32(min(b + chunk, se)), i32(tid), ident())
             agg = bred(acc)
@@ -317,15 +343,15 @@ def _kernel(dtype, op, name, min_blocks):
                 combine[0] = last
                 if not last:  # on to the work item taken before, or the next one
                     if held == NONE:
-                        held = next_item(q, share_blocks)
+                        held = next_item(q, capacity, share_blocks)
                     ticket[0] = held
-                    work[0] = item(items, held)
+                    work[0] = item(q, items, held, capacity, share_blocks)
             cuda.syncthreads()
             combining = combine[0] != 0
             cuda.syncthreads()  # (combine is written again in the next step)
         if tid == 0:
             cuda.threadfence()
-            if cuda.atomic.add(q, 3, np.uint32(1)) == cuda.gridDim.x - 1:
+            if cuda.atomic.add(q, EXITED, np.uint32(1)) == cuda.gridDim.x - 1:
                 cuda.threadfence()  # every other block is out
                 for i in range(8):  # the last block out: the queue is zero for the next call
                     q[i] = 0
@@ -335,13 +361,15 @@ def _kernel(dtype, op, name, min_blocks):
         def sr_block(d_in, off, sh, out, n_seg, defer_items, use_tail, q, items, partial, done, capacity,
                      share_blocks):
             first = cuda.shared.array(1, np.uint32)
+            if use_tail:
+                start(q)
             s = cuda.blockIdx.x
             while s < n_seg:
                 b, e = i32(off[u32(s)] + sh), i32(off[u32(s + 1)] + sh)
                 here = e - b <= defer_items
                 if not here:
                     if cuda.threadIdx.x == 0:
-                        first[0] = reserve(q, capacity, chunk_count(e - b))
+                        first[0] = reserve_add(q, capacity, chunk_count(e - b))
                     cuda.syncthreads()
                     if first[0] != NONE:
                         write_items(s, e - b, first[0], cuda.threadIdx.x, THREADS, items)
@@ -354,7 +382,7 @@ def _kernel(dtype, op, name, min_blocks):
                 cuda.syncthreads()  # `first` is reused
                 s += cuda.gridDim.x
             if use_tail:
-                tail(d_in, off, sh, out, q, items, partial, done, share_blocks)
+                tail(d_in, off, sh, out, q, items, partial, done, capacity, share_blocks)
         return sr_block
 
     if not name.startswith("sr_warp"):
@@ -366,6 +394,7 @@ def _kernel(dtype, op, name, min_blocks):
     wred = warp.make_sum(dtype, L) if is_sum else warp.make_reduce(dtype, op, L)
     tile = L * vec
     warp_range = range_reduce(wload, wloadg, tile, 2 if bounded else 4, L)
+    reserve = reserve_cas if bounded else reserve_add  # (kernels.cu WARP_KERNELS)
 
     @cuda.jit(device=True, inline="always")
     def first_tile(d_in, b, n, defer_items, x):
@@ -397,6 +426,8 @@ def _kernel(dtype, op, name, min_blocks):
     def sr_warp(d_in, off, sh, out, n_seg, defer_items, use_tail, q, items, partial, done, capacity, share_blocks):
         # two segments in flight (SEGS): their first tiles are loaded before either is reduced, and the
         # next two segments' offsets while these are reduced
+        if use_tail:
+            start(q)
         lane = i32(cuda.threadIdx.x % L)
         stride = i32(cuda.gridDim.x * (THREADS // L) * SEGS)
         s0 = i32((cuda.blockIdx.x * (THREADS // L) + cuda.threadIdx.x // L) * SEGS)
@@ -419,6 +450,6 @@ def _kernel(dtype, op, name, min_blocks):
                 finish(d_in, out, i32(s0 + 1), b1, b2, x1, lane, defer_items, q, items, capacity)
             s0 = nxt
         if use_tail:
-            tail(d_in, off, sh, out, q, items, partial, done, share_blocks)
+            tail(d_in, off, sh, out, q, items, partial, done, capacity, share_blocks)
     # (sr_warp<L>u: four tiles in flight a lane and up to 64 registers, as kernels.cu)
     return cuda.jit(launch_bounds=(THREADS, min_blocks))(sr_warp)

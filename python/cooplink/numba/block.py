@@ -342,7 +342,7 @@ def make_radix_sort_pairs(keys_dtype, values_dtype, threads_per_block, items_per
 
 
 def make_histogram(dtype, threads_per_block, items_per_thread, bins, algorithm="sort", init=True):
-    """BlockHistogram (cooplink's). In a kernel: histo(items, histogram): each item a bin's number (below bins),
+    """BlockHistogram (cooplink's). In a kernel: histo(items, histogram): each item a bin's number (0 to bins - 1),
     histogram `bins` uint32 counters (a shared array), zeroed first (init=True, CUB's Histogram) or added to
     (init=False, CUB's Composite); complete once every thread has returned and synchronized."""
     nb, block, items = _setup(dtype, threads_per_block, items_per_thread)
@@ -362,7 +362,8 @@ def make_run_length_decode(dtype, threads_per_block, runs_per_thread, decoded_it
     from_offset) fills the thread's decoded_items_per_thread items of the window that starts at from_offset of
     the decoded sequence (blocked; run_lengths uint32, runs in order across the threads) and returns the
     sequence's length; decode(run_values, run_lengths, decoded_items, item_offsets, from_offset) also gives each
-    item's place within its run. A window a call."""
+    item's place within its run. A window a call. As CUB, a run of length 0 may be followed only by runs of
+    length 0."""
     nb, block, _ = _setup(dtype, threads_per_block, 1)
     return _run_length_decode(nb, block, runs_per_thread, decoded_items_per_thread)
 
