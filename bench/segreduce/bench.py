@@ -33,7 +33,7 @@ N_BYTES = 1 << 30
 THREADS = 256
 TYPES = {"f32": (np.float32, 4), "f64": (np.float64, 2), "i32": (np.int32, 4)}
 LENGTHS = ["32", "128", "1024", "8192", "65536", "1M", "random", "heavy"]
-MAX_KERNEL_MS = 200.0   # a kernel whose first run takes longer is reported from that run alone
+MAX_KERNEL_MS = 200.0   # a kernel whose first two runs take longer is reported from the faster alone
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
@@ -137,6 +137,12 @@ class Runner:
             if bad.size:
                 i = bad[0]
                 r["first_wrong"] = f"segment {i}: got {got[i]!r}, want {self.ref[i]!r}"
+        if first_ms > MAX_KERNEL_MS:  # (a Numba kernel's first call compiles it: the second tells)
+            t0 = time.perf_counter()
+            launch()
+            cp.cuda.runtime.deviceSynchronize()
+            r["second_ms"] = (time.perf_counter() - t0) * 1e3
+            first_ms = min(first_ms, r["second_ms"])
         self.info[label] = r
         if first_ms <= MAX_KERNEL_MS:
             self.launch[label] = launch
@@ -169,8 +175,9 @@ class Runner:
             ms = statistics.median(times[label])
             self.info[label].update(ms=ms, times=times[label], gbs=self.info[label]["bytes"] / ms / 1e6)
         for label, r in self.info.items():
-            if "ms" not in r and "first_ms" in r:  # too slow to time in rounds: its first run
-                r.update(ms=r["first_ms"], gbs=r["bytes"] / r["first_ms"] / 1e6, untimed=True)
+            if "ms" not in r and "first_ms" in r:  # too slow to time in rounds: its faster untimed run
+                ms = min(r["first_ms"], r.get("second_ms", r["first_ms"]))
+                r.update(ms=ms, gbs=r["bytes"] / ms / 1e6, untimed=True)
 
     def ratio(self, a, b):
         ta, tb = self.info.get(a, {}).get("times"), self.info.get(b, {}).get("times")
@@ -272,6 +279,17 @@ def run_config(cp, mods, cub, numba_k, tc, op, dist, d_x, x64, rounds, rng, sm_c
                 q = adaptive.Plan(first, lanes, defer if defer > 0 else -defer * state.chunk)
                 if q != p:
                     R.add(f"plan {q}", adaptive_launch(q), d_out, bytes_, {"plan": str(q)})
+            # the one launch's grid: the plan's kernel alone on the resident grid, and the one launch on
+            # the fixed kernel's grid (P7 holds for any grid: tickets only once every block has started)
+            resident = sm_count * blocks_per_sm(cp, f)
+            fg = adaptive.fixed_grid(p.first, p.lanes, n_seg, sm_count)
+            R.add(f"{p.kernel} alone, resident grid {resident}", lambda: f((resident,), (THREADS,), (
+                d_x, d_off, d_out, np.int32(n_seg), huge, *none)), d_out, bytes_)
+
+            def on_fixed_grid():
+                f((fg,), (THREADS,), (d_x, d_off, d_out, np.int32(n_seg), np.int64(p.defer), *state.args(),
+                                      np.uint32(state.cap), np.uint32(fg)))
+            R.add(f"adaptive on the fixed grid {fg}", on_fixed_grid, d_out, bytes_)
 
     for build in ("cooplink", "whole", "nvcc"):
         fixed(build)

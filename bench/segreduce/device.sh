@@ -5,6 +5,7 @@
 #   bash bench/segreduce/device.sh checks          # check_tail.py (C, then Numba; a hang is reported, not
 #                                                  # waited for), the segmented_reduce GPU suite, bench/scan
 #   bash bench/segreduce/device.sh bench [opts]    # bench/segreduce/bench.py --numba [opts] (every type)
+#   bash bench/segreduce/device.sh quick [opts]    # check_tail.py (C, Numba), then the bench of float32 only
 #
 # Logs and results go to $OUT (segreduce.json is rewritten after every configuration, so a run cut short
 # keeps what it measured).
@@ -50,5 +51,10 @@ case "$what" in
     COOPLINK_CATALOG=$repo/.gpubench/catalog TAIL=50 stage bench 560 \
       python3 bench/segreduce/bench.py --gpubench .gpubench --out "$out" --numba --verbose "$@"
     ;;
-  *) echo "device.sh: checks or bench" >&2; exit 2 ;;
+  quick)
+    COOPLINK_CATALOG=$repo/.gpubench/catalog stage check 100 python3 bench/segreduce/check_tail.py --numba
+    COOPLINK_CATALOG=$repo/.gpubench/catalog TAIL=50 stage bench 420 \
+      python3 bench/segreduce/bench.py --gpubench .gpubench --out "$out" --numba --types f32 "$@"
+    ;;
+  *) echo "device.sh: checks, bench or quick" >&2; exit 2 ;;
 esac

@@ -21,7 +21,7 @@ class FakeGPUArray:
 
 
 @pytest.mark.parametrize("mean,itemsize,want", [
-    (32, 4, "warp8 defer>8192"), (128, 4, "warp16 defer>8192"), (1024, 4, "warp16 defer>8192"),
+    (32, 4, "warp8 defer>8192"), (128, 4, "warp16 defer>8192"), (1024, 4, "warpu16 defer>8192"), (512, 4, "warp16 defer>8192"),
     (2000, 4, "warpu32 defer>8192"), (8192, 4, "block defer>262144"), (1 << 20, 4, "block defer>262144"),
     (32, 8, "warp16 defer>4096"), (8, 4, "warp4 defer>8192"), (64, 1, "warp4 defer>32768"),
     (100000, 2, "block defer>524288")])

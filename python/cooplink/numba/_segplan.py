@@ -5,7 +5,9 @@ the measurements in bench/results/segreduce.
 
   warp first stage   mean segment <= WARP_BOUNDED_MAX_BYTES: sr_warp<lanes> (registers bounded, every warp
                      an SM can hold), lanes * 16 bytes = the mean segment up to 256 bytes (4..32 lanes); up
-                     to WARP_MAX_MEAN_BYTES: sr_warp32u (unbounded registers)
+                     to WARP_MAX_MEAN_BYTES: sr_warp16u, then sr_warp32u past WARP16U_MAX_BYTES (four tiles
+                     in flight a lane; measured on the H200, float32 1024-item segments: warp16u 0.939 of
+                     the read ceiling, warp16 0.915: bench/results/segreduce)
   block first stage  longer means: sr_block, one block per segment
   the tail           every block, its own share done, takes the segments longer than `defer` items in
                      chunks of CHUNK_BYTES (one launch: the kernels' sr_tail)
@@ -18,7 +20,8 @@ SEGS_IN_FLIGHT = 2     # segments in flight per logical warp (kernels.cu SR_K)
 CHUNK_BYTES = 65536    # bench/segreduce/modules.sh SR_CHUNK = CHUNK_BYTES / item size
 BLOCK_DEFER_CHUNKS = 16
 WARP_MAX_MEAN_BYTES = 8192
-WARP_BOUNDED_MAX_BYTES = 4096
+WARP_BOUNDED_MAX_BYTES = 2048
+WARP16U_MAX_BYTES = 4096
 WARP_TILE_BYTES = 256
 WARP_DEFER_TILES = 64
 
@@ -70,7 +73,7 @@ def choose(n, n_seg, itemsize, **override):
             lanes *= 2
         p = Plan("warp", lanes, WARP_DEFER_TILES * 32 * vec)
     elif mean * itemsize <= WARP_MAX_MEAN_BYTES:
-        p = Plan("warpu", 32, WARP_DEFER_TILES * 32 * vec)
+        p = Plan("warpu", 16 if mean * itemsize <= WARP16U_MAX_BYTES else 32, WARP_DEFER_TILES * 32 * vec)
     else:
         p = Plan("block", 0, BLOCK_DEFER_CHUNKS * chunk_items(itemsize))
     return Plan(**{**p.__dict__, **override})
