@@ -236,8 +236,11 @@ void gen_value(const kase *k, void *p, size_t idx, size_t special1, size_t speci
   const tinfo *t = &TY[k->type];
   int op = uses_op(k->fam) ? k->op : -1;
   int bits = 8 * t->size;
-  if (k->fam == FAM_BHIST) { /* bin numbers */
-    st_u(t, p, rnd() % (uint64_t)k->wi);
+  if (k->fam == FAM_BHIST) { /* bin numbers (CUB indexes the bins with the samples: a signed type's are
+                                * 0..its maximum) */
+    uint64_t bins = (uint64_t)k->wi;
+    if (t->is_signed && bits < 64 && bins > (1ull << (bits - 1))) bins = 1ull << (bits - 1);
+    st_u(t, p, rnd() % bins);
     return;
   }
   if (small_keys(k->fam)) { /* sort keys, runs: 0..7, many duplicates (mat2: its field a) */
