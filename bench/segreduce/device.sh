@@ -6,6 +6,9 @@
 #                                                  # waited for), the segmented_reduce GPU suite, bench/scan
 #   bash bench/segreduce/device.sh bench [opts]    # bench/segreduce/bench.py --numba [opts] (every type)
 #   bash bench/segreduce/device.sh quick [opts]    # check_tail.py (C, Numba), then the bench of float32 only
+#   bash bench/segreduce/device.sh profile [LENGTHS]  # ncu (hardware counters) on each cooplink kernel, the read
+#                                                  # ceiling and CUB, f32 sum, once each: $OUT/ncu_<length>.csv
+#                                                  # and launches_<length>.txt; here: bench/segreduce/profile.py
 #
 # Logs and results go to $OUT (segreduce.json is rewritten after every configuration, so a run cut short
 # keeps what it measured).
@@ -56,5 +59,18 @@ case "$what" in
     COOPLINK_CATALOG=$repo/.gpubench/catalog TAIL=50 stage bench 420 \
       python3 bench/segreduce/bench.py --gpubench .gpubench --out "$out" --numba --types f32 "$@"
     ;;
-  *) echo "device.sh: checks, bench or quick" >&2; exit 2 ;;
+  profile)
+    metrics=gpu__time_duration.sum,dram__throughput.avg.pct_of_peak_sustained_elapsed,dram__bytes_read.sum
+    metrics+=,sm__warps_active.avg.pct_of_peak_sustained_active,sm__cycles_active.avg,sm__cycles_elapsed.avg
+    metrics+=,launch__grid_size,launch__registers_per_thread,lts__t_requests_op_atom.sum,lts__t_requests_op_red.sum
+    metrics+=,smsp__inst_executed.sum,regex:smsp__warp_issue_stalled_.*_per_warp_active.pct
+    for len in ${1:-128 1024 1M heavy}; do
+      COOPLINK_CATALOG=$repo/.gpubench/catalog TAIL=4 stage "profile" 280 \
+        ncu --clock-control none -k 'regex:read_bw|sr_|Segmented' --metrics "$metrics" --csv --page raw --print-units base \
+          --log-file "$out/ncu_$len.csv" python3 bench/segreduce/bench.py --gpubench .gpubench --out "/tmp/p_$len" \
+          --profile --types f32 --ops sum --lengths "$len"
+      cp "/tmp/p_$len/launches.txt" "$out/launches_$len.txt"
+    done
+    ;;
+  *) echo "device.sh: checks, bench, quick or profile" >&2; exit 2 ;;
 esac

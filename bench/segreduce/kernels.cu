@@ -192,24 +192,29 @@ __device__ __forceinline__ void sr_write_items(int s, long long len, unsigned fi
     __stcg(items + first + j, (unsigned long long)(s + 1) << 32 | j);
 }
 
-/* This thread's part of in[p, e) for a whole block: head, full tiles two at a time, guarded end. */
+/* This thread's part of in[p, e) for a whole block: head, full tiles U at a time (U loads in flight a
+ * thread: with two, a block of one 4 MB segment ran at 0.72 of the DRAM peak where CUB's, with 16 KB of a
+ * block's loads in flight, ran at 0.91: bench/results/segreduce/profile_f32sum.md; four spill the kernels
+ * bounded to 32 registers, which keep two), then one at a time, guarded end. */
+template <int U>
 __device__ __forceinline__ SR_T block_range(const SR_T *in, int p, int e)
 {
   const SR_T id = SR_ID;
   SR_T acc = id;
   const int a = min(align_up(p), e);
   if ((int)threadIdx.x < a - p) acc = in[p + threadIdx.x]; /* (signed: a - p < 0 when offsets decrease) */
-  for (p = a; p + 2 * SR_BTILE <= e; p += 2 * SR_BTILE) {
-    SR_T x[SR_N], y[SR_N];
-    BLOAD(in + p, x, 0);
-    BLOAD(in + p + SR_BTILE, y, 0);
-    acc = OPF(acc, OPF(thread_reduce(x), thread_reduce(y)));
+  for (p = a; p + U * SR_BTILE <= e; p += U * SR_BTILE) {
+    SR_T x[U][SR_N];
+#pragma unroll
+    for (int u = 0; u < U; ++u) BLOAD(in + p + u * SR_BTILE, x[u], 0);
+#pragma unroll
+    for (int u = 0; u < U; ++u) acc = OPF(acc, thread_reduce(x[u]));
   }
-  if (p + SR_BTILE <= e) {
+#pragma unroll
+  for (int u = 1; u < U && p + SR_BTILE <= e; ++u, p += SR_BTILE) { /* (at most U - 1 full tiles are left) */
     SR_T x[SR_N];
     BLOAD(in + p, x, 0);
     acc = OPF(acc, thread_reduce(x));
-    p += SR_BTILE;
   }
   if (p < e) {
     SR_T x[SR_N];
@@ -254,6 +259,7 @@ __device__ __forceinline__ unsigned long long sr_next(sr_queue *q, const unsigne
   return sr_item(q, items, t, capacity, share_blocks);
 }
 
+template <int U>
 __device__ __forceinline__ void sr_tail(const SR_T *in, const int *off, SR_T *out, sr_queue *q, unsigned long long *items,
                                         SR_T *partial, unsigned *done, unsigned capacity, unsigned share_blocks,
                                         void *temp)
@@ -283,7 +289,7 @@ __device__ __forceinline__ void sr_tail(const SR_T *in, const int *off, SR_T *ou
     const int s = (int)(w >> 32) - 1;
     const int sb = off[s], se = off[s + 1];
     const int b = sb + (int)j * SR_CHUNK;
-    const SR_T acc = block_range(in, b, (int)min((long long)b + SR_CHUNK, (long long)se));
+    const SR_T acc = block_range<U>(in, b, (int)min((long long)b + SR_CHUNK, (long long)se));
     SR_T agg;
     BRED(&acc, &agg, temp);
     const unsigned n = sr_chunk_count(se - sb);
@@ -334,7 +340,7 @@ __device__ __forceinline__ void sr_tail(const SR_T *in, const int *off, SR_T *ou
  * loaded before any is reduced, so that SR_K loads are in flight per lane, and the next SR_K segments'
  * offsets are loaded while these are reduced. A segment longer than `defer` is deferred to the tail
  * (q non-null: the adaptive launcher's first stage). */
-#define WARP_KERNEL(L, NAME, MIN_BLOCKS, RANGE, RESERVE)                                                              \
+#define WARP_KERNEL(L, NAME, MIN_BLOCKS, RANGE, RESERVE, BU)                                                          \
   extern "C" __global__ void __launch_bounds__(SR_THREADS, MIN_BLOCKS)                                       \
     NAME(const SR_T *in, const int *off, SR_T *out, int n_seg, long long defer_items, sr_queue *q,           \
          unsigned long long *items, SR_T *partial, unsigned *done, unsigned capacity, unsigned share_blocks)  \
@@ -389,7 +395,7 @@ __device__ __forceinline__ void sr_tail(const SR_T *in, const int *off, SR_T *ou
     }                                                                                                        \
     if (q) {                                                                                                 \
       DECLARE_BLOCK_TEMP;                                                                                    \
-      sr_tail(in, off, out, q, items, partial, done, capacity, share_blocks, temp);                          \
+      sr_tail<BU>(in, off, out, q, items, partial, done, capacity, share_blocks, temp);                      \
     }                                                                                                        \
   }
 
@@ -399,8 +405,8 @@ __device__ __forceinline__ void sr_tail(const SR_T *in, const int *off, SR_T *ou
 #define WARP_KERNELS(L)                                                                                      \
   WARP_RANGE(L, 2, warp_range_##L)                                                                           \
   WARP_RANGE(L, 4, warp_range4_##L)                                                                          \
-  WARP_KERNEL(L, sr_warp##L, SR_WARP_MIN_BLOCKS, warp_range_##L, sr_reserve_cas)                             \
-  WARP_KERNEL(L, sr_warp##L##u, 4, warp_range4_##L, sr_reserve_add)
+  WARP_KERNEL(L, sr_warp##L, SR_WARP_MIN_BLOCKS, warp_range_##L, sr_reserve_cas, 2)                          \
+  WARP_KERNEL(L, sr_warp##L##u, 4, warp_range4_##L, sr_reserve_add, 4)
 WARP_KERNELS(4)
 WARP_KERNELS(8)
 WARP_KERNELS(16)
@@ -422,12 +428,12 @@ extern "C" __global__ void __launch_bounds__(SR_THREADS)
       if (first != SR_NONE) sr_write_items(s, e - b, first, threadIdx.x, SR_THREADS, items);
     }
     if (e - b <= defer || first == SR_NONE) { /* (no room in the queue: reduced here) */
-      const SR_T acc = block_range(in, b, e);
+      const SR_T acc = block_range<4>(in, b, e);
       SR_T agg;
       BRED(&acc, &agg, temp);
       if (threadIdx.x == 0) out[s] = agg;
     }
     __syncthreads(); /* temp and `first` are reused */
   }
-  if (q) sr_tail(in, off, out, q, items, partial, done, capacity, share_blocks, temp);
+  if (q) sr_tail<4>(in, off, out, q, items, partial, done, capacity, share_blocks, temp);
 }

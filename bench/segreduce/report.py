@@ -1,6 +1,6 @@
 """Tables (Markdown) and plots (PNG) from bench/segreduce/bench.py's JSON.
 
-    python3 bench/segreduce/report.py bench/results/segreduce/segreduce.json   # writes beside it:
+    python3 bench/segreduce/report.py bench/results/segreduce/segreduce.json [more runs]  # writes beside it:
         segreduce.md, segreduce_f32.png, segreduce_all.png
 """
 import json
@@ -198,27 +198,44 @@ def plots(res, outdir):
     fig.savefig(os.path.join(outdir, "segreduce_all.png"), dpi=90)
 
 
-def main():
-    path = sys.argv[1]
-    res = json.load(open(path))
-    outdir = os.path.dirname(os.path.abspath(path))
+def merge(paths):
+    """The runs' configurations, a later run's replacing an earlier one's of the same type, operator and
+    lengths (a run of every type does not fit the device tool's 10 minutes a call)."""
+    runs = [json.load(open(p)) for p in paths]
+    by = {}
+    for r in runs:
+        for c in r["configs"]:
+            by[(c["type"], c["op"], c["lengths"])] = c
+    return runs, dict(runs[0], configs=list(by.values()))
+
+
+def run_lines(res, label):
     g = res["gpu_before"]
-    lines = ["# bench/segreduce results", "",
-             f"- GPU: {g['name']}, {g['sm_count']} SMs; CUDA runtime {g['cuda runtime']}, driver API {g['driver']}",
-             f"- nvidia-smi before: `{list(g.values())[0]}`; after: "
-             f"`{list(res['gpu_after'].values())[0] if 'gpu_after' in res else '(run cut short)'}` "
-             "(name, SM clock, memory clock, max SM, max memory, driver, power, temperature)",
-             f"- versions: {', '.join(f'{k} {v}' for k, v in res['versions'].items())}",
-             f"- command (GPU machine, device tool, through `bash bench/segreduce/device.sh bench` or "
-             f"`bench/segreduce/run.sh`): `{res['command']}`, {len(res['configs'])} configurations"
-             + (f" in {res['seconds']:.0f} s" if "seconds" in res else " (the run was cut short after these)"),
-             "- prepared here with `bash bench/segreduce/prepare.sh`; this file: "
-             "`bash bench/segreduce/report.sh`",
-             f"- every kernel's output poisoned, then compared for equality with the float64/int64 host reference: "
-             f"{sum(v.get('checked', 0) for c in res['configs'] for v in c['kernels'].values())} segment results "
-             f"checked, {sum(v.get('wrong', 0) for c in res['configs'] for v in c['kernels'].values())} wrong",
-             "- bytes counted: input + offsets + output; share = GB/s over the read ceiling (baselines.cu read_bw) "
-             "measured beside it in the same configuration's rounds", ""]
+    return [f"- {label}GPU: {g['name']}, {g['sm_count']} SMs; CUDA runtime {g['cuda runtime']}, driver API {g['driver']}",
+            f"  - nvidia-smi before: `{list(g.values())[0]}`; after: "
+            f"`{list(res['gpu_after'].values())[0] if 'gpu_after' in res else '(run cut short)'}` "
+            "(name, SM clock, memory clock, max SM, max memory, driver, power, temperature)",
+            f"  - versions: {', '.join(f'{k} {v}' for k, v in res['versions'].items())}",
+            f"  - command (GPU machine, device tool, through `bash bench/segreduce/device.sh bench`): "
+            f"`{res['command']}`, {len(res['configs'])} configurations"
+            + (f" in {res['seconds']:.0f} s" if "seconds" in res else " (the run was cut short after these)")]
+
+
+def main():
+    """report.py RUN.json [RUN.json ...]: the tables and plots beside the first file."""
+    paths = sys.argv[1:]
+    runs, res = merge(paths)
+    outdir = os.path.dirname(os.path.abspath(paths[0]))
+    lines = ["# bench/segreduce results", ""]
+    for p, r in zip(paths, runs):
+        lines += run_lines(r, f"`{os.path.basename(p)}`: " if len(paths) > 1 else "")
+    lines += ["- prepared here with `bash bench/segreduce/prepare.sh`; this file: "
+              f"`bash bench/segreduce/report.sh {' '.join(os.path.relpath(p) for p in paths)}`",
+              f"- every kernel's output poisoned, then compared for equality with the float64/int64 host reference: "
+              f"{sum(v.get('checked', 0) for c in res['configs'] for v in c['kernels'].values())} segment results "
+              f"checked, {sum(v.get('wrong', 0) for c in res['configs'] for v in c['kernels'].values())} wrong",
+              "- bytes counted: input + offsets + output; share = GB/s over the read ceiling (baselines.cu read_bw) "
+              "measured beside it in the same configuration's rounds", ""]
     headline(res, lines)
     all_types(res, lines)
     zero_overhead(res, lines)

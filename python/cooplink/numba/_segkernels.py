@@ -198,7 +198,9 @@ def _kernel(dtype, op, name, min_blocks):
     bload = block.make_load(dtype, THREADS, vec, "vectorize")
     bloadg = block.make_load(dtype, THREADS, vec, "striped")
     bred = block.make_sum(dtype, THREADS) if is_sum else block.make_reduce(dtype, THREADS, op)
-    brange = range_reduce(bload, bloadg, btile, 2, THREADS)
+    # a block's tiles in flight (kernels.cu block_range<U>): four, two in the kernels bounded in registers
+    brange = range_reduce(bload, bloadg, btile, 2 if name.startswith("sr_warp") and not name.endswith("u") else 4,
+                          THREADS)
 
     NONE = np.uint32(0xFFFFFFFF)
 
