@@ -241,7 +241,7 @@ const char *coop__cuda_root(void)
 
 int coop__parse_sm(const char *text)
 {
-  if (strncmp(text, "sm_", 3) != 0) return -1;
+  if (!text || strncmp(text, "sm_", 3) != 0) return -1; /* NULL: a manifest's arch that is not a string */
   const char *d = text + 3;
   size_t n = strlen(d);
   if (n < 2 || n > 3) return -1;
@@ -251,6 +251,13 @@ int coop__parse_sm(const char *text)
     v = v * 10 + (d[i] - '0');
   }
   return v;
+}
+
+int coop__parse_user_type(const char *text, char name[64], unsigned long *size, unsigned long *align)
+{
+  int end = 0;
+  *size = *align = 0;
+  return sscanf(text, "%63[^:]:%lu:%lu%n", name, size, align, &end) == 3 && !text[end] && !strpbrk(text, "-+ ");
 }
 
 static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)

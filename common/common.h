@@ -43,8 +43,13 @@ void coop__sha256_hex(const void *data, size_t size, char hex[65]);
  * /usr/local/cuda. Static or environment string. */
 const char *coop__cuda_root(void);
 
-/* Parses "sm_XX" / "sm_XXX"; returns the number (e.g. 90) or -1. */
+/* Parses "sm_XX" / "sm_XXX"; returns the number (e.g. 90) or -1 (also for NULL). */
 int coop__parse_sm(const char *text);
+
+/* Parses a command line's user type "NAME:SIZE:ALIGN" (e.g. mat2:16:4; no sign, no blank): 1 when
+ * well-formed (name, at most 63 characters, into name), else 0. The values are checked by the callee
+ * (coop_gen_add_type, coop_linker_add_type). */
+int coop__parse_user_type(const char *text, char name[64], unsigned long *size, unsigned long *align);
 
 char *coop__strdup(const char *s);
 

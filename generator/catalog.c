@@ -241,8 +241,10 @@ static void run_compile(build *b, job *j)
                     b->header_ii_size[fam][j->arch_i];
     ok = ok && fwrite(coop__str_get(&tail), 1, tail.len, f) == tail.len && !tail.oom;
     if (f) ok &= fclose(f) == 0;
+    const int oom = tail.oom;
     coop__str_free(&tail);
-    j->rc = ok ? coop__lean_compile(&b->lean_tc[j->arch_i], jobdir, ii, ltoir, &j->log) : COOP_ERROR_IO;
+    j->rc = ok ? coop__lean_compile(&b->lean_tc[j->arch_i], jobdir, ii, ltoir, &j->log)
+               : oom ? COOP_ERROR_OUT_OF_MEMORY : COOP_ERROR_IO;
     if (!getenv("COOPGEN_KEEP_WORK")) unlink(ii);
   } else if (!j->rc) {
     /* no nvcc front end: NVRTC, one module per unit and arch (larger: its weak globals stay) */

@@ -230,6 +230,7 @@ void coop__emit_header(coop__str *s, const coop_gen *gen)
   upper(&add, gen->name);
   coop__str_add(&add, "_H");
   coop__str_printf(s, "#ifndef %s\n#define %s\n\n", coop__str_get(&add), coop__str_get(&add));
+  if (add.oom) s->oom = 1;
   coop__str_free(&add);
   for (size_t i = 0; i < gen->n_insts; ++i) {
     const coop__inst *in = &gen->insts[i];
@@ -411,12 +412,14 @@ coop_result coop__emit_manifest(coop__str *s, const coop_gen *gen, const char *h
         json_object_set_new(jp, "count", json_integer((json_int_t)count));
       }
       json_array_append_new(ps, jp);
+      if (d.oom) s->oom = 1; /* (a declaration cut short must not reach the manifest) */
       coop__str_free(&d);
     }
     json_object_set_new(o, "params", ps);
     coop__str sig = {0};
     coop__signature(&sig, in);
     json_object_set_new(o, "signature", json_string(coop__str_get(&sig)));
+    if (sig.oom) s->oom = 1;
     coop__str_free(&sig);
     json_object_set_new(o, "temp_bytes", json_integer((json_int_t)in->temp_bytes));
     json_object_set_new(o, "temp_align", json_integer((json_int_t)in->temp_align));
@@ -431,6 +434,7 @@ coop_result coop__emit_manifest(coop__str *s, const coop_gen *gen, const char *h
       if (cmp) coop__str_printf(&d, "extern \"C\" __device__ int %s(const %s *a, const %s *b)", in->custom, T, T);
       else coop__str_printf(&d, "extern \"C\" __device__ void %s(const %s *a, const %s *b, %s *out)", in->custom, T, T, T);
       json_object_set_new(nd, "signature", json_string(coop__str_get(&d)));
+      if (d.oom) s->oom = 1;
       coop__str_free(&d);
       json_array_append_new(needs, nd);
     }
@@ -438,7 +442,7 @@ coop_result coop__emit_manifest(coop__str *s, const coop_gen *gen, const char *h
     json_array_append_new(syms, o);
   }
   json_object_set_new(root, "symbols", syms);
-  char *text = json_dumps(root, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
+  char *text = s->oom ? NULL : json_dumps(root, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
   json_decref(root);
   if (!text) return COOP_ERROR_OUT_OF_MEMORY;
   coop__str_add(s, text);

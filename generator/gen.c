@@ -171,7 +171,7 @@ static int by_symbol(const void *a, const void *b)
 coop_result coop_gen_get_source(coop_gen *gen, char **source)
 {
   if (!gen || !source) return COOP_ERROR_INVALID_VALUE;
-  qsort(gen->insts, gen->n_insts, sizeof *gen->insts, by_symbol);
+  if (gen->n_insts) qsort(gen->insts, gen->n_insts, sizeof *gen->insts, by_symbol); /* insts is NULL without requests */
   coop__str s = {0};
   coop__emit_source(&s, gen, 0);
   if (s.oom) {

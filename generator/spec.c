@@ -954,7 +954,7 @@ static coop_result load_doc(coop_gen *gen, yaml_document_t *doc, const char *lab
     }
     rc = read_list(&ys, kn, arch, archs, "arch");
     if (!rc) {
-      const char *texts[MAX_VALUES], *wheres[MAX_VALUES];
+      const char *texts[MAX_VALUES], *wheres[MAX_VALUES] = {archs->where}; /* "arch": [] is named at its key */
       for (int i = 0; i < archs->n; ++i) {
         texts[i] = archs->v[i].text;
         wheres[i] = archs->v[i].where;

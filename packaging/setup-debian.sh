@@ -2,7 +2,8 @@
 # Installs what cooplink needs on Debian 12 (idempotent: only what is missing) and checks the CUDA
 # toolkit, which Debian does not package in the version cooplink needs (CUDA >= 12.4 with nvJitLink).
 set -euo pipefail
-pkgs=(meson ninja-build pkg-config gcc g++ binutils libc6-dev python3 libcriterion-dev libjansson-dev libyaml-dev libssl-dev)
+pkgs=(meson ninja-build pkg-config gcc g++ binutils libc6-dev python3 libcriterion-dev libjansson-dev libyaml-dev libssl-dev
+  clang llvm libclang-rt-14-dev valgrind)  # (the last four: tests/fuzz and tests/sanitize, issue 12)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -83,11 +83,15 @@ int coop__cache_get(const char *dir, const char *key, coop__cache_entry *e)
 {
   memset(e, 0, sizeof *e);
   char *path = entry_path(dir, key);
-  if (!path) return 0;
+  if (!path) return -1;
   char *data = NULL;
   size_t size = 0;
   int hit = 0;
-  if (coop__read_file(path, &data, &size) != COOP_SUCCESS) goto out;
+  coop_result rc = coop__read_file(path, &data, &size);
+  if (rc) {
+    hit = rc == COOP_ERROR_OUT_OF_MEMORY ? -1 : 0;
+    goto out;
+  }
   const size_t head = sizeof MAGIC + 32;
   int ok = size >= head + 64 && memcmp(data, MAGIC, sizeof MAGIC) == 0;
   uint64_t len[4] = {0};
@@ -117,6 +121,7 @@ int coop__cache_get(const char *dir, const char *key, coop__cache_entry *e)
   e->bundles = dup_section(p, len[3]);
   if (!e->cubin || !e->ptx || !e->info || !e->bundles) {
     coop__cache_entry_free(e);
+    hit = -1;
     goto out;
   }
   hit = 1;
@@ -139,10 +144,13 @@ static int by_mtime(const void *a, const void *b)
   return x->mtime < y->mtime ? -1 : x->mtime > y->mtime;
 }
 
-static void evict(const char *links, unsigned long long max_bytes)
+/* Removes the least recently used entries until the folder is 10% under max_bytes; COOP_ERROR_OUT_OF_MEMORY
+ * (nothing evicted) or COOP_SUCCESS. */
+static coop_result evict(const char *links, unsigned long long max_bytes)
 {
   DIR *d = opendir(links);
-  if (!d) return;
+  if (!d) return COOP_SUCCESS;
+  int oom = 0;
   old_entry *v = NULL;
   size_t n = 0, cap = 0;
   unsigned long long total = 0;
@@ -152,7 +160,11 @@ static void evict(const char *links, unsigned long long max_bytes)
     if (de->d_name[0] == '.' || len < 5 || strcmp(de->d_name + len - 4, ".bin") != 0) continue;
     char *p = coop__path_join(links, de->d_name);
     struct stat st;
-    if (!p || stat(p, &st) != 0) {
+    if (!p) {
+      oom = 1;
+      break;
+    }
+    if (stat(p, &st) != 0) {
       free(p);
       continue;
     }
@@ -161,6 +173,7 @@ static void evict(const char *links, unsigned long long max_bytes)
       old_entry *nv = realloc(v, cap * sizeof *nv);
       if (!nv) {
         free(p);
+        oom = 1;
         break;
       }
       v = nv;
@@ -169,13 +182,14 @@ static void evict(const char *links, unsigned long long max_bytes)
     total += (unsigned long long)st.st_size;
   }
   closedir(d);
-  if (total > max_bytes) {
+  if (!oom && total > max_bytes) {
     qsort(v, n, sizeof *v, by_mtime);
     for (size_t i = 0; i < n && total > max_bytes - max_bytes / 10; ++i)
       if (unlink(v[i].path) == 0) total -= (unsigned long long)v[i].size;
   }
   for (size_t i = 0; i < n; ++i) free(v[i].path);
   free(v);
+  return oom ? COOP_ERROR_OUT_OF_MEMORY : COOP_SUCCESS;
 }
 
 coop_result coop__cache_put(const char *dir, const char *key, const coop__cache_entry *e, unsigned long long max_bytes)
@@ -209,7 +223,7 @@ coop_result coop__cache_put(const char *dir, const char *key, const coop__cache_
     if (rc == COOP_ERROR_IO) rc = COOP_ERROR_CACHE;
     free(tmp);
   }
-  if (!rc && max_bytes) evict(links, max_bytes);
+  if (!rc && max_bytes) rc = evict(links, max_bytes);
   free(buf);
   free(links);
   free(path);

@@ -1,6 +1,7 @@
 /* Catalogs: folders of bundles, each manifest checked before use, indexed symbol -> bundle. */
 #include "runtime.h"
 
+#include <cuda.h>
 #include <dirent.h>
 #include <dlfcn.h>
 #include <limits.h>
@@ -18,7 +19,12 @@
 coop_result coop__nvjitlink_version(int *major, int *minor)
 {
   unsigned ma = 0, mi = 0;
+#ifdef FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION
+  ma = CUDA_VERSION / 1000; /* fuzz targets parse only: the toolkit's version, without calling nvJitLink */
+  mi = CUDA_VERSION % 1000 / 10;
+#else
   if (nvJitLinkVersion(&ma, &mi) != NVJITLINK_SUCCESS) return COOP_ERROR_TOOLKIT;
+#endif
   *major = (int)ma;
   *minor = (int)mi;
   return COOP_SUCCESS;
@@ -87,7 +93,8 @@ static coop_result load_object(const char *path, const char *what, char *sha, js
   char *text = NULL;
   size_t size = 0;
   *m = NULL;
-  if (coop__read_file(path, &text, &size) != COOP_SUCCESS) FAIL(COOP_ERROR_IO, "%s: cannot read the %s", path, what);
+  if ((rc = coop__read_file(path, &text, &size)) == COOP_ERROR_OUT_OF_MEMORY) goto out;
+  if (rc) FAIL(COOP_ERROR_IO, "%s: cannot read the %s", path, what);
   if (sha) coop__sha256_hex(text, size, sha);
   json_error_t je;
   *m = json_loadb(text, size, 0, &je);
@@ -168,7 +175,8 @@ coop_result coop__bundle_load(coop__bundle *b, const char *path, coop__str *log)
     pl->file = coop__strdup(file);
     memcpy(pl->sha256, sha, 65);
     pl->bytes = (size_t)json_integer_value(bytes);
-    char *pp = coop__path_join(b->dir, file);
+    char *pp = pl->file ? coop__path_join(b->dir, file) : NULL;
+    if (!pp) FAIL(COOP_ERROR_OUT_OF_MEMORY, "out of memory");
     struct stat st;
     int ok = pp && stat(pp, &st) == 0 && S_ISREG(st.st_mode);
     if (!ok) {
@@ -189,7 +197,8 @@ coop_result coop__bundle_load(coop__bundle *b, const char *path, coop__str *log)
     const char *s = json_string_value(json_object_get(p, "name"));
     if (!s || strncmp(s, "coop_", 5) != 0)
       FAIL(COOP_ERROR_BUNDLE_CORRUPT, "%s: symbols[%zu].name: missing or not a coop_ symbol", path, i);
-    b->symbols[b->n_symbols++] = coop__strdup(s);
+    if (!(b->symbols[b->n_symbols] = coop__strdup(s))) FAIL(COOP_ERROR_OUT_OF_MEMORY, "out of memory");
+    ++b->n_symbols;
   }
   json_t *types = json_object_get(m, "types"); /* absent in bundles of cooplink before user types */
   if (types && (!json_is_array(types) || json_array_size(types) > 64))
@@ -509,7 +518,7 @@ static coop_result open_folder(coop_catalog *c, const char *dir, coop__str *log)
     if (!(names[n_names] = coop__strdup(e->d_name))) FAIL(COOP_ERROR_OUT_OF_MEMORY, "out of memory");
     ++n_names;
   }
-  qsort(names, n_names, sizeof *names, cmp_str);
+  if (n_names) qsort(names, n_names, sizeof *names, cmp_str); /* names is NULL in a folder without manifests */
   c->bundles = calloc(n_names + 1, sizeof *c->bundles);
   if (!c->bundles) FAIL(COOP_ERROR_OUT_OF_MEMORY, "out of memory");
   coop__str ident = {0};
@@ -526,6 +535,10 @@ static coop_result open_folder(coop_catalog *c, const char *dir, coop__str *log)
     b->loaded = 1;
     coop__str_printf(&ident, "%s %s\n", b->name, b->manifest_sha256);
     total += b->n_symbols;
+  }
+  if (ident.oom) {
+    coop__str_free(&ident);
+    FAIL(COOP_ERROR_OUT_OF_MEMORY, "out of memory");
   }
   coop__sha256_hex(coop__str_get(&ident), ident.len, c->digest);
   coop__str_free(&ident);

@@ -6,19 +6,8 @@
 #include <string.h>
 #include <unistd.h>
 
-static const char usage[] =
-  "usage: cooplink link [--arch sm_XX] [--catalog DIR] [--no-cache] [--cache-dir DIR] [--no-generate]\n"
-  "                     [-I DIR] [--lineinfo] [-Xnvrtc OPT] [-Xnvjitlink OPT] [--verbose]\n"
-  "                     [--user-type NAME:SIZE:ALIGN]...\n"
-  "                     INPUT... -o OUT.cubin [--ptx OUT.ptx]\n"
-  "       cooplink catalog list [DIR] [--symbols]   the bundles of a catalog: symbols, archs, sizes\n"
-  "       cooplink catalog verify [DIR]             full check; exit 0 only when usable here\n"
-  "       cooplink device                      the GPU's arch (sm_XX), exit 1 without one\n"
-  "       cooplink --version\n"
-  "INPUT: .cu (compiled with NVRTC), .ltoir, .ptx, .cubin, .fatbin, .a (nvcc -lib) or a bundle's .json.\n"
-  "The coop_ symbols the inputs need are found and only the bundles defining them are linked; a\n"
-  "symbol in no bundle is generated on demand (unless --no-generate). --arch defaults to the GPU's.\n"
-  "--user-type declares a user type the symbols take (e.g. mat2:16:4), for generation and checks.\n";
+#include "../common/common.h"
+#include "cooplink_args.h"
 
 static int write_file(const char *path, const void *data, size_t size)
 {
@@ -95,81 +84,30 @@ static int open_catalog(const char *dir, int required, coop_catalog **cat)
 
 static int cmd_link(int argc, char **argv)
 {
-  const char *catalog_dir = NULL, *out = NULL, *ptx_out = NULL;
-  const char *opts[256];
-  unsigned n_opts = 0;
-  const char *inputs[256], *utypes[32];
-  int n_inputs = 0, verbose = 0, n_utypes = 0;
-  char *owned[256];
-  int n_owned = 0;
-#define OPT(s) (opts[n_opts++] = (s))
-#define OWN(fmt, v)                                         \
-  do {                                                      \
-    const char *v_ = (v);                                   \
-    size_t n_ = strlen(fmt) + strlen(v_) + 1;               \
-    char *s_ = malloc(n_);                                  \
-    snprintf(s_, n_, fmt, v_);                              \
-    owned[n_owned++] = s_;                                  \
-    OPT(s_);                                                \
-  } while (0)
-  for (int i = 0; i < argc; ++i) {
-    const char *a = argv[i];
-    int has = i + 1 < argc;
-    if (n_opts > 240 || n_owned > 240 || n_inputs > 250) {
-      fprintf(stderr, "cooplink: too many arguments\n");
-      return 2;
-    }
-    if (!strcmp(a, "--arch") && has) OWN("-arch=%s", argv[++i]);
-    else if (!strcmp(a, "--catalog") && has) catalog_dir = argv[++i];
-    else if (!strcmp(a, "--no-cache")) OPT("-cache=0");
-    else if (!strcmp(a, "--cache-dir") && has) OWN("-cache-dir=%s", argv[++i]);
-    else if (!strcmp(a, "--no-generate")) OPT("-generate=0");
-    else if (!strcmp(a, "-I") && has) OWN("-I%s", argv[++i]);
-    else if (!strncmp(a, "-I", 2) && a[2]) OPT(a);
-    else if (!strcmp(a, "--lineinfo")) OPT("-lineinfo");
-    else if (!strcmp(a, "--user-type") && has && n_utypes < 32) utypes[n_utypes++] = argv[++i];
-    else if (!strcmp(a, "-Xnvrtc") && has) OWN("-Xnvrtc=%s", argv[++i]);
-    else if (!strcmp(a, "-Xnvjitlink") && has) OWN("-Xnvjitlink=%s", argv[++i]);
-    else if (!strcmp(a, "--verbose") || !strcmp(a, "-v")) {
-      verbose = 1;
-      OPT("-verbose");
-    }
-    else if (!strcmp(a, "-o") && has) out = argv[++i];
-    else if (!strcmp(a, "--ptx") && has) {
-      ptx_out = argv[++i];
-      OPT("-ptx");
-    } else if (a[0] == '-') {
-      fprintf(stderr, "cooplink: unknown or incomplete option '%s'\n%s", a, usage);
-      return 2;
-    } else inputs[n_inputs++] = a;
-  }
-  if (!out || n_inputs == 0) {
-    fprintf(stderr, "cooplink: link needs at least one INPUT and -o OUT.cubin\n%s", usage);
-    return 2;
-  }
+  coop__link_args a;
+  int parsed = coop__link_args_parse(&a, argc, argv, stderr);
+  if (parsed) return parsed;
   int status = 1;
   coop_catalog *cat = NULL;
   coop_linker *l = NULL;
-  if (!open_catalog(catalog_dir, catalog_dir != NULL, &cat)) goto done;
-  if (verbose) {
+  if (!open_catalog(a.catalog_dir, a.catalog_dir != NULL, &cat)) goto done;
+  if (a.verbose) {
     size_t nb = 0, ns = 0;
     if (cat) coop_catalog_get_counts(cat, &nb, &ns);
     printf("cooplink: catalog: %zu bundles, %zu symbols\n", nb, ns);
   }
-  coop_result rc = coop_linker_create(&l, cat, n_opts, opts);
-  for (int i = 0; !rc && i < n_utypes; ++i) {
+  coop_result rc = coop_linker_create(&l, cat, a.n_opts, a.opts);
+  for (int i = 0; !rc && i < a.n_utypes; ++i) {
     char name[64];
     unsigned long size = 0, align = 0;
-    int end = 0;
-    if (sscanf(utypes[i], "%63[^:]:%lu:%lu%n", name, &size, &align, &end) != 3 || utypes[i][end] ||
-        strpbrk(utypes[i], "-+ ")) {
-      fprintf(stderr, "cooplink: --user-type '%s': expected NAME:SIZE:ALIGN (e.g. mat2:16:4)\n", utypes[i]);
+    if (!coop__parse_user_type(a.utypes[i], name, &size, &align)) {
+      fprintf(stderr, "cooplink: --user-type '%s': expected NAME:SIZE:ALIGN (e.g. mat2:16:4)\n", a.utypes[i]);
       status = 2;
       goto done;
     }
     rc = coop_linker_add_type(l, name, size, align);
   }
-  for (int i = 0; !rc && i < n_inputs; ++i) rc = coop_linker_add_file(l, COOP_INPUT_AUTO, inputs[i]);
+  for (int i = 0; !rc && i < a.n_inputs; ++i) rc = coop_linker_add_file(l, COOP_INPUT_AUTO, a.inputs[i]);
   if (!rc) rc = coop_linker_complete(l);
   if (rc) {
     size_t n = 0;
@@ -183,12 +121,12 @@ static int cmd_link(int argc, char **argv)
   }
   const void *cubin;
   size_t size;
-  if (coop_linker_get_cubin(l, &cubin, &size) || !write_file(out, cubin, size)) goto done;
-  if (ptx_out) {
+  if (coop_linker_get_cubin(l, &cubin, &size) || !write_file(a.out, cubin, size)) goto done;
+  if (a.ptx_out) {
     const char *ptx;
-    if (coop_linker_get_ptx(l, &ptx, &size) || !write_file(ptx_out, ptx, size)) goto done;
+    if (coop_linker_get_ptx(l, &ptx, &size) || !write_file(a.ptx_out, ptx, size)) goto done;
   }
-  if (verbose) {
+  if (a.verbose) {
     coop_link_info info;
     coop_linker_get_info(l, &info);
     printf("cooplink: bundles added (%zu):", info.n_bundles);
@@ -208,7 +146,7 @@ static int cmd_link(int argc, char **argv)
 done:
   coop_linker_destroy(&l);
   coop_catalog_close(&cat);
-  for (int i = 0; i < n_owned; ++i) free(owned[i]);
+  coop__link_args_free(&a);
   return status;
 }
 
@@ -220,25 +158,11 @@ static void print_archs(const int *archs, int n)
 /* cooplink catalog list|verify [DIR]: DIR defaults to $COOPLINK_CATALOG, else the installed catalog. */
 static int cmd_catalog(int argc, char **argv)
 {
-  const char *dir = NULL, *verb = "list";
-  int symbols = 0, n_pos = 0;
-  for (int i = 0; i < argc; ++i) {
-    if (!strcmp(argv[i], "--catalog") && i + 1 < argc) dir = argv[++i];
-    else if (!strcmp(argv[i], "--symbols")) symbols = 1;
-    else if (argv[i][0] == '-') {
-      fprintf(stderr, "cooplink: unknown option '%s'\n%s", argv[i], usage);
-      return 2;
-    } else if (n_pos == 0 && (!strcmp(argv[i], "list") || !strcmp(argv[i], "verify"))) {
-      verb = argv[i];
-      ++n_pos;
-    } else if (!dir) {
-      dir = argv[i];
-      ++n_pos;
-    } else {
-      fprintf(stderr, "cooplink: unexpected argument '%s'\n%s", argv[i], usage);
-      return 2;
-    }
-  }
+  coop__catalog_args args;
+  int parsed = coop__catalog_args_parse(&args, argc, argv, stderr);
+  if (parsed) return parsed;
+  const char *dir = args.dir, *verb = args.verb;
+  int symbols = args.symbols;
   if (!strcmp(verb, "verify")) {
     char *report = NULL;
     coop_result rc = coop_catalog_verify(dir, &report);
@@ -315,9 +239,9 @@ int main(int argc, char **argv)
     return 0;
   }
   if (argc == 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
-    fputs(usage, stdout);
+    fputs(coop__cooplink_usage, stdout);
     return 0;
   }
-  fputs(usage, stderr);
+  fputs(coop__cooplink_usage, stderr);
   return 2;
 }

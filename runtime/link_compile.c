@@ -63,8 +63,8 @@ coop_result coop__compile_cuda(coop_linker *l, input *in)
     rc = COOP_ERROR_NVRTC;
   } else if ((r = nvrtcGetLTOIRSize(prog, &size)) != NVRTC_SUCCESS || !(ir = malloc(size + 1)) ||
              (r = nvrtcGetLTOIR(prog, ir)) != NVRTC_SUCCESS) {
-    coop__lg(l, "%s: cannot get the LTO-IR: %s", in->name, nvrtcGetErrorString(r));
-    rc = ir ? COOP_ERROR_NVRTC : COOP_ERROR_OUT_OF_MEMORY;
+    rc = r != NVRTC_SUCCESS ? COOP_ERROR_NVRTC : COOP_ERROR_OUT_OF_MEMORY;
+    if (rc == COOP_ERROR_NVRTC) coop__lg(l, "%s: cannot get the LTO-IR: %s", in->name, nvrtcGetErrorString(r));
     free(ir);
   } else {
     free(in->data);

@@ -56,6 +56,7 @@ static coop_result generate(coop_linker *l, const strlist *missing)
     rc = coop_gen_add_symbol(gen, missing->v[i]);
   }
   char hex[65], name[64], arch[16];
+  if (!rc && all.oom) rc = COOP_ERROR_OUT_OF_MEMORY; /* (the bundle's name is this list's hash) */
   coop__sha256_hex(coop__str_get(&all), all.len, hex);
   snprintf(name, sizeof name, "ondemand_%.16s_sm_%d", hex, l->arch);
   snprintf(arch, sizeof arch, "sm_%d", l->arch);

@@ -23,11 +23,12 @@ static nvJitLinkInputType jl_kind(coop_input_kind k)
 }
 
 
+/* nvJitLink's info or error log, malloc'd (empty when it has none to give); NULL only when out of memory. */
 static char *jl_log(nvJitLinkHandle h, int info)
 {
   size_t n = 0;
   nvJitLinkResult r = info ? nvJitLinkGetInfoLogSize(h, &n) : nvJitLinkGetErrorLogSize(h, &n);
-  if (r != NVJITLINK_SUCCESS) return NULL;
+  if (r != NVJITLINK_SUCCESS) n = 0;
   char *s = malloc(n + 1);
   if (!s) return NULL;
   r = info ? nvJitLinkGetInfoLog(h, s) : nvJitLinkGetErrorLog(h, s);
@@ -70,7 +71,11 @@ coop_result coop__jl_run(coop_linker *l, int only_kind, const blob *extra, size_
     if (in->kind == COOP_INPUT_BUNDLE || (only_kind && (int)in->kind != only_kind)) continue;
     if ((r = nvJitLinkAddData(h, jl_kind(in->kind), in->data, in->size, in->name)) != NVJITLINK_SUCCESS) {
       coop__lg(l, "%s: nvJitLink refused the input (%d)", in->name, (int)r);
-      rc = COOP_ERROR_INPUT;
+      /* a malformed input is the caller's; any other refusal nvJitLink's own */
+      rc = r == NVJITLINK_ERROR_INVALID_INPUT || r == NVJITLINK_ERROR_UNRECOGNIZED_INPUT ||
+               r == NVJITLINK_ERROR_INCORRECT_INPUT_TYPE
+             ? COOP_ERROR_INPUT
+             : COOP_ERROR_NVJITLINK;
     }
   }
   for (size_t i = 0; i < n_extra && !rc; ++i)
@@ -88,7 +93,7 @@ coop_result coop__jl_run(coop_linker *l, int only_kind, const blob *extra, size_
       (*out)[*out_size] = 0;
     }
     if (r != NVJITLINK_SUCCESS || !*out) {
-      rc = *out ? COOP_ERROR_NVJITLINK : COOP_ERROR_OUT_OF_MEMORY;
+      rc = r != NVJITLINK_SUCCESS ? COOP_ERROR_NVJITLINK : COOP_ERROR_OUT_OF_MEMORY;
       free(*out);
       *out = NULL;
     }
@@ -96,6 +101,11 @@ coop_result coop__jl_run(coop_linker *l, int only_kind, const blob *extra, size_
   *info = jl_log(h, 1);
   *error = jl_log(h, 0);
   nvJitLinkDestroy(&h);
+  if (!*info || !*error) {
+    free(*out);
+    *out = NULL;
+    rc = COOP_ERROR_OUT_OF_MEMORY;
+  }
   return rc;
 }
 
@@ -271,7 +281,9 @@ coop_result coop_linker_complete(coop_linker *l)
   if ((rc = make_key(l, key))) return rc;
   if (l->cache) {
     coop__cache_entry e;
-    if (coop__cache_get(l->cache_dir, key, &e)) {
+    const int hit = coop__cache_get(l->cache_dir, key, &e);
+    if (hit < 0) return COOP_ERROR_OUT_OF_MEMORY;
+    if (hit) {
       l->cubin = e.cubin;
       l->cubin_size = e.cubin_size;
       l->ptx = e.ptx_size ? e.ptx : (free(e.ptx), NULL);
@@ -300,8 +312,10 @@ coop_result coop_linker_complete(coop_linker *l)
     for (size_t i = 0; i < l->bundles_used.n; ++i) coop__str_printf(&names, "%s\n", l->bundles_used.v[i]);
     coop__cache_entry e = {l->cubin, l->ptx ? l->ptx : "", l->info_log, (char *)coop__str_get(&names),
                            l->cubin_size, l->ptx_size, strlen(l->info_log), names.len};
-    coop_result crc = coop__cache_put(l->cache_dir, key, &e, coop__cache_max_bytes());
+    coop_result crc = names.oom ? COOP_ERROR_OUT_OF_MEMORY : coop__cache_put(l->cache_dir, key, &e, coop__cache_max_bytes());
     coop__str_free(&names);
+    /* a full or unwritable cache costs only the next link's time; running out of memory is reported */
+    if (crc == COOP_ERROR_OUT_OF_MEMORY) return crc;
     if (crc) coop__lg(l, "%s: the link succeeded but could not be cached", l->cache_dir);
   }
   l->info.seconds = coop__now() - t0;

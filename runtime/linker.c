@@ -79,11 +79,15 @@ coop_result coop_linker_create(coop_linker **linker, const coop_catalog *catalog
     else if (!strncmp(o, "-generate=", 10)) ok = bool_opt(o + 10, &l->generate);
     else if (!strncmp(o, "-cache-dir=", 11) && o[11]) {
       free(cache_dir);
-      cache_dir = coop__strdup(o + 11);
-    } else if (!strncmp(o, "-Xnvrtc=", 8) && o[8]) ok = coop__sl_add(&l->nvrtc_opts, o + 8);
-    else if (!strncmp(o, "-Xnvjitlink=", 12) && o[12]) ok = coop__sl_add(&l->link_opts, o + 12);
-    else if (!strncmp(o, "-I", 2) && o[2]) ok = coop__sl_add(&l->includes, o + 2);
+      if (!(cache_dir = coop__strdup(o + 11))) return COOP_ERROR_OUT_OF_MEMORY;
+    } else if (!strncmp(o, "-Xnvrtc=", 8) && o[8]) ok = coop__sl_add(&l->nvrtc_opts, o + 8) ? 1 : -1;
+    else if (!strncmp(o, "-Xnvjitlink=", 12) && o[12]) ok = coop__sl_add(&l->link_opts, o + 12) ? 1 : -1;
+    else if (!strncmp(o, "-I", 2) && o[2]) ok = coop__sl_add(&l->includes, o + 2) ? 1 : -1;
     else ok = 0;
+    if (ok < 0) { /* (-1: out of memory keeping the option) */
+      free(cache_dir);
+      return COOP_ERROR_OUT_OF_MEMORY;
+    }
     if (!ok) {
       coop__lg(l, "option '%s' is unknown or malformed", o ? o : "(null)");
       free(cache_dir);

@@ -89,7 +89,8 @@ typedef struct coop__cache_entry {
   char *cubin, *ptx, *info, *bundles;
   size_t cubin_size, ptx_size, info_size, bundles_size;
 } coop__cache_entry;
-/* 1 on a hit (entry filled), 0 on a miss; a corrupt or truncated entry is removed and is a miss. */
+/* 1 on a hit (entry filled), 0 on a miss, -1 out of memory; a corrupt or truncated entry is removed and is
+ * a miss. */
 int coop__cache_get(const char *dir, const char *key, coop__cache_entry *e);
 /* Stores atomically and evicts the least recently used entries above max_bytes. */
 coop_result coop__cache_put(const char *dir, const char *key, const coop__cache_entry *e, unsigned long long max_bytes);

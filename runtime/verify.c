@@ -22,6 +22,10 @@ coop_result coop_catalog_verify(const char *dir, char **report)
     free(err);
   }
   if (c && (first = coop__catalog_load_index(c, &log))) coop_catalog_close(&c);
+  if (c && c->n_bundles == 0) { /* (an empty folder, or one whose writer died before any manifest) */
+    coop__str_printf(&log, "%s: no bundle (no catalog.json, index.json or bundle manifest): not a catalog\n", dir);
+    first = COOP_ERROR_BUNDLE_CORRUPT;
+  }
   for (size_t i = 0; c && i < c->n_bundles; ++i) {
     const coop__bundle *b = NULL;
     coop_result rc = coop__catalog_bundle(c, i, &b, &log);
@@ -74,5 +78,5 @@ coop_result coop_catalog_verify(const char *dir, char **report)
     return COOP_ERROR_OUT_OF_MEMORY;
   }
   *report = log.p ? log.p : coop__strdup("");
-  return first;
+  return *report ? first : COOP_ERROR_OUT_OF_MEMORY;
 }

@@ -81,7 +81,8 @@ COOP_API coop_result coop_catalog_get_symbol(const coop_catalog *catalog, size_t
  * size and sha256, the header's sha256, that every bundle covers every arch the catalog lists, the
  * CUDA major (same as this nvJitLink's) and producer (not newer). *report (malloc'd; free() it) gets
  * one line per problem, naming the file and field, or nothing when all is well. Returns COOP_SUCCESS
- * only when the catalog is usable with this nvJitLink, else the code of the first problem. */
+ * only when the catalog is usable with this nvJitLink, else the code of the first problem (a folder
+ * with no bundle at all: COOP_ERROR_BUNDLE_CORRUPT). */
 COOP_API coop_result coop_catalog_verify(const char *dir, char **report);
 
 /* ---------------------------------------------------------------- linker */
@@ -136,7 +137,8 @@ COOP_API coop_result coop_linker_add_file(coop_linker *linker, coop_input_kind k
  * COOP_ERROR_SYMBOL_MISSING (the log lists every missing symbol), COOP_ERROR_BUNDLE_HASH,
  * COOP_ERROR_BUNDLE_ARCH, COOP_ERROR_TOOLKIT, COOP_ERROR_CACHE, COOP_ERROR_SPEC_INVALID (a missing
  * symbol that is not a valid cooplink name, with generation on), COOP_ERROR_TYPE_MISMATCH (see
- * coop_linker_add_type), COOP_ERROR_STATE (called twice or no inputs), COOP_ERROR_OUT_OF_MEMORY. */
+ * coop_linker_add_type), COOP_ERROR_INPUT (nvJitLink found an input malformed), COOP_ERROR_STATE (called twice or no inputs),
+ * COOP_ERROR_OUT_OF_MEMORY. */
 COOP_API coop_result coop_linker_complete(coop_linker *linker);
 
 /* The linked cubin / PTX (PTX only with -ptx); valid after a successful complete, owned by the handle. */

@@ -28,8 +28,9 @@ static char *generate_demo(const char *dir)
 Test(bundle, issue_command_line_and_determinism, .timeout = 300)
 {
   char *a = coopt_tmpdir(), *b = coopt_tmpdir();
-  char *out = generate_demo(a);
-  cr_assert_str_eq(out, coopt_fmt("coopgen: wrote 16 symbols to %s\n", a));
+  char *out = generate_demo(a), *want = coopt_fmt("coopgen: wrote 16 symbols to %s\n", a);
+  cr_assert_str_eq(out, want);
+  free(want);
   free(generate_demo(b));
   cr_assert_eq(coopt_count_entries(a), 4, "exactly the manifest, the header and two payloads");
   for (int i = 0; i < 4; ++i) {

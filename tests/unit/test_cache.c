@@ -35,6 +35,15 @@ static void setup_fix(fix *f)
   coopt_kernel_ltoir(K_REDUCE3, 90, &f->ir[2], &f->size[2]);
 }
 
+static void teardown_fix(fix *f)
+{
+  coop_catalog_close(&f->cat);
+  for (int i = 0; i < 3; ++i) free(f->ir[i]);
+  free(f->dir);
+  free(f->cache);
+  free(f->cdir);
+}
+
 /* Links kernel k; returns the cubin (malloc'd) and whether it was a hit. */
 static coopt_blob link_k(fix *f, int k, int *hit)
 {
@@ -72,6 +81,23 @@ static int entries(fix *f, char **paths, int max)
   return n;
 }
 
+/* The number of cache entries. */
+static int n_entries(fix *f)
+{
+  char *p[8];
+  int n = entries(f, p, 8);
+  for (int i = 0; i < n; ++i) free(p[i]);
+  return n;
+}
+
+/* Links kernel k; returns whether it was a hit. */
+static int hit_k(fix *f, int k)
+{
+  int hit = -1;
+  free(link_k(f, k, &hit).data);
+  return hit;
+}
+
 Test(cache, miss_then_hit)
 {
   fix f = {0};
@@ -82,11 +108,12 @@ Test(cache, miss_then_hit)
   coopt_blob b = link_k(&f, 0, &hit);
   cr_assert_eq(hit, 1);
   cr_assert(same(a, b));
-  char *p[8];
-  cr_assert_eq(entries(&f, p, 8), 1);
-  link_k(&f, 1, &hit); /* another kernel: another key */
-  cr_assert_eq(hit, 0);
-  cr_assert_eq(entries(&f, p, 8), 2);
+  cr_assert_eq(n_entries(&f), 1);
+  cr_assert_eq(hit_k(&f, 1), 0); /* another kernel: another key */
+  cr_assert_eq(n_entries(&f), 2);
+  free(a.data);
+  free(b.data);
+  teardown_fix(&f);
 }
 
 static void damage_and_relink(int truncate_it)
@@ -109,13 +136,19 @@ static void damage_and_relink(int truncate_it)
     fputc(c ^ 1, fp);
     fclose(fp);
   }
+  free(p[0]);
+  free(e.data);
   coopt_blob b = link_k(&f, 0, &hit);
   cr_assert_eq(hit, 0, "a damaged entry must not be used");
   cr_assert(same(a, b));
   coopt_blob c = link_k(&f, 0, &hit);
   cr_assert_eq(hit, 1, "the entry is rebuilt");
   cr_assert(same(a, c));
-  cr_assert_eq(entries(&f, p, 8), 1);
+  cr_assert_eq(n_entries(&f), 1);
+  free(a.data);
+  free(b.data);
+  free(c.data);
+  teardown_fix(&f);
 }
 
 Test(cache, corrupt_entry_dropped_and_rebuilt) { damage_and_relink(0); }
@@ -153,7 +186,10 @@ Test(cache, threads_and_processes, .timeout = 600)
   }
   for (int i = 0; i < N; ++i) pthread_join(t[i], NULL);
   for (int i = 0; i < N; ++i)
-    for (int m = 0; m < 3; ++m) cr_assert(same(jobs[i].out[m], ref[(i + m) % 2]), "thread %d link %d", i, m);
+    for (int m = 0; m < 3; ++m) {
+      cr_assert(same(jobs[i].out[m], ref[(i + m) % 2]), "thread %d link %d", i, m);
+      free(jobs[i].out[m].data);
+    }
   /* two processes on a fresh cache, each writing its cubins */
   char *cache2 = coopt_tmpdir();
   fix g = f;
@@ -168,7 +204,10 @@ Test(cache, threads_and_processes, .timeout = 600)
         coopt_blob b = link_k(&g, (p + m) % 2, NULL);
         char *path = coopt_fmt("%s/out_%d_%d.cubin", cache2, p, m);
         FILE *fp = fopen(path, "wb");
-        if (!fp || fwrite(b.data, 1, b.size, fp) != b.size || fclose(fp)) _exit(3);
+        int ok = fp && fwrite(b.data, 1, b.size, fp) == b.size && !fclose(fp);
+        free(b.data);
+        free(path);
+        if (!ok) _exit(3);
       }
       _exit(0);
     }
@@ -184,40 +223,44 @@ Test(cache, threads_and_processes, .timeout = 600)
       coopt_blob b = {0};
       cr_assert_eq(coopt_read(path, &b), 0);
       cr_assert(same(b, ref[(p + m) % 2]), "process %d link %d", p, m);
+      free(b.data);
+      free(path);
     }
   /* every entry left is whole: both keys hit */
-  char *paths[8];
-  cr_assert_eq(entries(&f, paths, 8), 2);
-  cr_assert_eq(entries(&g, paths, 8), 2);
-  int hit;
-  link_k(&g, 0, &hit);
-  cr_assert_eq(hit, 1);
-  link_k(&g, 1, &hit);
-  cr_assert_eq(hit, 1);
+  cr_assert_eq(n_entries(&f), 2);
+  cr_assert_eq(n_entries(&g), 2);
+  cr_assert_eq(hit_k(&g, 0), 1);
+  cr_assert_eq(hit_k(&g, 1), 1);
+  free(ref[0].data);
+  free(ref[1].data);
+  free(ref_cache);
+  free(r.cdir);
+  free(cache2);
+  free(g.cdir);
+  teardown_fix(&f);
 }
 
 Test(cache, size_cap_evicts_least_recently_used)
 {
   fix f = {0};
   setup_fix(&f);
-  coopt_blob a = link_k(&f, 0, NULL);
-  (void)a;
+  cr_assert_eq(hit_k(&f, 0), 0);
   char *p[8];
   cr_assert_eq(entries(&f, p, 8), 1);
   coopt_blob e = {0};
   cr_assert_eq(coopt_read(p[0], &e), 0);
+  free(p[0]);
   char cap[32];
   snprintf(cap, sizeof cap, "%zu", e.size * 3 / 2);
+  free(e.data);
   setenv("COOPLINK_CACHE_MAX_BYTES", cap, 1);
   sleep(1); /* distinct modification times */
-  link_k(&f, 1, NULL);
+  cr_assert_eq(hit_k(&f, 1), 0);
   sleep(1);
-  link_k(&f, 2, NULL);
-  cr_assert_eq(entries(&f, p, 8), 1, "only the newest entry fits");
-  int hit;
-  link_k(&f, 2, &hit);
-  cr_assert_eq(hit, 1, "the newest entry was kept");
-  link_k(&f, 0, &hit);
-  cr_assert_eq(hit, 0, "the oldest entry was evicted");
+  cr_assert_eq(hit_k(&f, 2), 0);
+  cr_assert_eq(n_entries(&f), 1, "only the newest entry fits");
+  cr_assert_eq(hit_k(&f, 2), 1, "the newest entry was kept");
+  cr_assert_eq(hit_k(&f, 0), 0, "the oldest entry was evicted");
   unsetenv("COOPLINK_CACHE_MAX_BYTES");
+  teardown_fix(&f);
 }

@@ -156,3 +156,29 @@ Test(catalog, duplicate_symbol)
   free(cmd);
   free(dir);
 }
+
+/* ---- found by fuzzing (tests/fuzz/regressions/manifest, catalog): an arch that is not a string crashed ---- */
+
+Test(catalog, fatbin_arch_not_a_string)
+{
+  expect_field("payloads",
+               json_pack("[{s:s, s:[i], s:s, s:i, s:s}]", "kind", "fatbin", "archs", 90, "file", "fixture_a.sm_80.ltoir",
+                         "bytes", 1, "sha256", "0000000000000000000000000000000000000000000000000000000000000000"),
+               COOP_ERROR_BUNDLE_CORRUPT,
+               "%s: payloads[0]: needs kind (ltoir with arch sm_XX, or fatbin with archs), file, bytes and sha256\n");
+}
+
+Test(catalog, index_arch_not_a_string)
+{
+  char *dir = coopt_tmpdir(), *path = coopt_fmt("%s/index.json", dir);
+  FILE *f = fopen(path, "w");
+  cr_assert_not_null(f);
+  fprintf(f, "{\"format\": 2, \"kind\": \"cooplink-catalog\", \"cooplink_version\": \"%s\", \"cuda_version\": \"13.0\", "
+             "\"header\": {\"file\": \"c.h\", \"sha256\": \"%064d\"}, \"archs\": [null], \"bundles\": []}", COOP_VERSION_STRING, 0);
+  fclose(f);
+  char *msg = coopt_fmt("%s: archs[0]: not sm_XX\n", path);
+  expect_open(dir, COOP_ERROR_BUNDLE_CORRUPT, msg);
+  free(msg);
+  free(path);
+  free(dir);
+}

@@ -738,3 +738,11 @@ Test(spec, histogram_run_length_decode)
                      "%s", src);
   free(src);
 }
+
+/* ---- found by fuzzing (tests/fuzz/regressions/spec_json) ---- */
+
+Test(spec, file_empty_arch_list_is_named_at_its_key)
+{
+  /* the message took its location from an uninitialised pointer */
+  expect_spec("{\"name\": \"t\",\n \"arch\": []}", E, "spec.json:2:2: empty list of architectures\n");
+}

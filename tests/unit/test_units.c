@@ -109,6 +109,8 @@ Test(units, layout)
   coopt_sha256_hex(itext.data, itext.size, ihex);
   cr_assert_str_eq(json_string_value(json_object_get(cat, "index_sha256")), ihex);
   json_decref(cat);
+  free(itext.data);
+  free(cp);
   /* a symbol's unit from its name */
   char unit[128];
   cr_assert_eq(coop_gen_unit_of_symbol("coop_block_reduce_sum_partial_f32_t32_i1_raking", 0, unit, sizeof unit), COOP_SUCCESS);
@@ -143,6 +145,7 @@ Test(units, deterministic_wherever_built)
       free(y);
     }
   free(deeper);
+  free(b);
 }
 
 Test(units, rebuild_drops_units_no_longer_listed)
@@ -161,6 +164,9 @@ Test(units, rebuild_drops_units_no_longer_listed)
   cr_assert_eq(nb, 2);
   cr_assert_eq(ns, 4);
   coop_catalog_close(&cat);
+  free(gone);
+  free(gone_m);
+  free(dir);
 }
 
 static const char KERNEL[] =
@@ -257,10 +263,13 @@ Test(units, verify_catches_a_tampered_payload)
   cr_assert_eq(coop_catalog_verify(dir, &got), COOP_ERROR_BUNDLE_HASH);
   char *want = coopt_fmt("%s: payload sha256 ", fp);
   cr_assert_eq(strncmp(got, want, strlen(want)), 0, "%s", got);
-  cr_assert_not_null(strstr(got, coopt_fmt("(%s/%s.json, sha256)", dir, UNITS[1])), "%s", got);
+  char *manifest = coopt_fmt("(%s/%s.json, sha256)", dir, UNITS[1]);
+  cr_assert_not_null(strstr(got, manifest), "%s", got);
   /* one problem, one line */
   cr_assert_eq(strchr(got, '\n'), got + strlen(got) - 1);
   free(got);
+  free(manifest);
+  free(want);
   /* the command line: exit 1, the problem named */
   char *cmd = coopt_fmt("'%s' catalog verify '%s' > '%s/out.txt' 2>&1", COOPLINK_PATH, dir, dir);
   int st = system(cmd);
@@ -270,6 +279,11 @@ Test(units, verify_catches_a_tampered_payload)
   cr_assert_eq(coopt_read(op, &out), 0);
   cr_assert_not_null(strstr(out.data, "COOP_ERROR_BUNDLE_HASH"));
   cr_assert_not_null(strstr(out.data, fp));
+  free(out.data);
+  free(op);
+  free(cmd);
+  free(fp);
+  free(dir);
 }
 
 Test(units, verify_catches_a_truncated_payload)
@@ -283,6 +297,10 @@ Test(units, verify_catches_a_truncated_payload)
                          "changed)\n",
                          dir, UNITS[0], UNITS[0], data.size / 2, data.size);
   expect_verify(dir, COOP_ERROR_BUNDLE_HASH, want);
+  free(want);
+  free(data.data);
+  free(fp);
+  free(dir);
 }
 
 Test(units, verify_catches_a_changed_manifest)
@@ -295,6 +313,8 @@ Test(units, verify_catches_a_changed_manifest)
   cr_assert_not_null(strstr(got, "is not the one index.json records"), "%s", got);
   cr_assert_eq(strncmp(got, mp, strlen(mp)), 0, "%s", got);
   free(got);
+  free(mp);
+  free(dir);
 }
 
 Test(units, verify_catches_another_cuda_major)
@@ -313,6 +333,10 @@ Test(units, verify_catches_another_cuda_major)
   cr_assert_eq(coop_catalog_open(&cat, dir, &err), COOP_ERROR_BUNDLE_CUDA_MAJOR);
   cr_assert_str_eq(err, want);
   cr_assert_null(cat);
+  free(err);
+  free(want);
+  free(ip);
+  free(dir);
 }
 
 /* A catalog.json whose index_sha256 matches index.json again, after an edit of the index. */
@@ -324,6 +348,9 @@ static void rehash_index(const char *dir)
   char hex[65];
   coopt_sha256_hex(text.data, text.size, hex);
   coopt_manifest_set(cp, "index_sha256", json_string(hex));
+  free(text.data);
+  free(ip);
+  free(cp);
 }
 
 Test(units, verify_catches_a_changed_index)
@@ -337,6 +364,9 @@ Test(units, verify_catches_a_changed_index)
   cr_assert_eq(strncmp(got, want, strlen(want)), 0, "%s", got);
   cr_assert_not_null(strstr(got, "is not catalog.json's index_sha256"), "%s", got);
   free(got);
+  free(want);
+  free(ip);
+  free(dir);
 }
 
 Test(units, link_finds_units_by_name_without_the_index)
@@ -359,8 +389,13 @@ Test(units, link_finds_units_by_name_without_the_index)
   /* the list needs the index, and says it is missing */
   coop_bundle_info info;
   cr_assert_eq(coop_catalog_get_bundle_info(cat, 0, &info, &err), COOP_ERROR_IO);
-  cr_assert_str_eq(err, coopt_fmt("%s: cannot read the index\n", ip));
+  char *want = coopt_fmt("%s: cannot read the index\n", ip);
+  cr_assert_str_eq(err, want);
   coop_catalog_close(&cat);
+  free(want);
+  free(err);
+  free(ip);
+  free(dir);
 }
 
 Test(units, verify_catches_a_missing_arch)
@@ -377,6 +412,9 @@ Test(units, verify_catches_a_missing_arch)
   char *line = coopt_fmt("%s/%s.json: payloads: no entry for sm_90, which index.json lists under archs\n", dir, UNITS[0]);
   cr_assert_eq(strncmp(got, line, strlen(line)), 0, "%s", got);
   free(got);
+  free(line);
+  free(ip);
+  free(dir);
 }
 
 Test(units, failed_build_leaves_the_catalog_as_it_was)
@@ -405,6 +443,10 @@ Test(units, failed_build_leaves_the_catalog_as_it_was)
   cr_assert_eq(before.size, after.size);
   cr_assert_eq(memcmp(before.data, after.data, before.size), 0);
   cr_assert_eq(coopt_count_entries(dir), entries);
+  free(before.data);
+  free(after.data);
+  free(ip);
+  free(dir);
 }
 
 Test(units, unwritable_output_folder_is_named)
@@ -438,6 +480,7 @@ Test(units, one_symbol_per_unit)
   coop_result rc = coop_gen_write_catalog(gen, dir);
   char *log = coopt_gen_log(gen);
   cr_assert_eq(rc, COOP_SUCCESS, "%s", log);
+  free(log);
   coop_gen_destroy(&gen);
   char *cp = coopt_fmt("%s/catalog.json", dir);
   json_error_t je;
@@ -447,8 +490,11 @@ Test(units, one_symbol_per_unit)
   char unit[128];
   cr_assert_eq(coop_gen_unit_of_symbol("coop_block_load_guarded_f32_t32_i1_striped", 1, unit, sizeof unit), COOP_SUCCESS);
   cr_assert_str_eq(unit, "block_load_guarded_f32_t32_i1_striped");
-  cr_assert(coopt_exists(coopt_fmt("%s/block_load_guarded_f32_t32_i1_striped.fatbin", dir)));
-  cr_assert(coopt_exists(coopt_fmt("%s/block_load_f32_t32_i1_striped.fatbin", dir)));
+  for (int guarded = 0; guarded < 2; ++guarded) {
+    char *fp = coopt_fmt("%s/block_load_%sf32_t32_i1_striped.fatbin", dir, guarded ? "guarded_" : "");
+    cr_assert(coopt_exists(fp), "%s", fp);
+    free(fp);
+  }
   /* a kernel calling the plain load adds that one unit, holding that one symbol */
   static const char ONE[] = "extern \"C\" __device__ void coop_block_load_f32_t32_i1_striped(const float *, float *, "
                             "void *);\nextern \"C\" __global__ void k(const float *in, float *out) { float a; "
@@ -471,6 +517,8 @@ Test(units, one_symbol_per_unit)
   coop_linker_destroy(&l);
   coop_catalog_close(&c);
   free(ir);
+  free(cp);
+  free(dir);
 }
 
 Test(units, units_setting_is_checked)
