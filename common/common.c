@@ -148,6 +148,20 @@ coop_result coop__read_file(const char *path, char **data, size_t *size)
   return COOP_SUCCESS;
 }
 
+/* The process's umask, read without changing it: umask(0) then umask(mask) would leave other threads a
+ * moment in which their files are created world-writable (Linux 4.7+ shows it in /proc; else 022). */
+static mode_t process_umask(void)
+{
+  mode_t mask = 022;
+  FILE *f = fopen("/proc/self/status", "re");
+  char line[128];
+  unsigned m;
+  while (f && fgets(line, sizeof line, f))
+    if (sscanf(line, "Umask: %o", &m) == 1) mask = (mode_t)m;
+  if (f) fclose(f);
+  return mask;
+}
+
 coop_result coop__write_temp(const char *path, const void *data, size_t size, char **tmp_path)
 {
   *tmp_path = NULL;
@@ -164,9 +178,7 @@ coop_result coop__write_temp(const char *path, const void *data, size_t size, ch
     return COOP_ERROR_IO;
   }
   /* mkstemp makes 0600; bundles and cache entries are meant to be shared like any other output. */
-  mode_t mask = umask(0);
-  umask(mask);
-  fchmod(fd, 0666 & ~mask);
+  fchmod(fd, 0666 & ~process_umask());
   const char *p = data;
   size_t left = size;
   int ok = 1;

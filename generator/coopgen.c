@@ -13,11 +13,9 @@ static int fail(coop_gen *gen, coop_result rc)
   size_t size = 0;
   coop_gen_get_log_size(gen, &size);
   char *log = malloc(size);
-  if (log && coop_gen_get_log(gen, log) == COOP_SUCCESS && log[0]) {
+  if (log && coop_gen_get_log(gen, log) == COOP_SUCCESS && log[0])
     for (char *line = strtok(log, "\n"); line; line = strtok(NULL, "\n")) fprintf(stderr, "coopgen: %s\n", line);
-  } else {
-    fprintf(stderr, "coopgen: %s: %s\n", coop_result_name(rc), coop_result_string(rc));
-  }
+  fprintf(stderr, "coopgen: failed: %s (%s)\n", coop_result_name(rc), coop_result_string(rc));
   free(log);
   coop_gen_destroy(&gen);
   return 1;

@@ -9,7 +9,10 @@
  *   <dir>/<name>.<sm_XX>.ltoir  LTO-IR, one per architecture
  *
  * Symbols follow the device ABI of DESIGN.md, e.g. coop_block_reduce_sum_f32_t256_i4_warp_reductions.
- * The same requests always give byte-identical files. Handles are not thread-safe; use one per thread.
+ * The same requests always give byte-identical files, from the same working directory: NVRTC records it in
+ * the LTO-IR of a bundle (coop_gen_write; a catalog, built through the front end from a folder of its own,
+ * is byte-identical wherever it is built: tests/fuzz/determinism.sh). Handles are not thread-safe; use one
+ * per thread.
  * Every function returns COOP_ERROR_INVALID_VALUE for a NULL handle or required argument.
  *
  * Spec file (JSON, or YAML, which is the same structure):

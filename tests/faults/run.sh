@@ -3,8 +3,9 @@
 # (tests/faults/fsfault.c, preloaded), each followed by a clean run that must give the right bytes:
 #   1. a link's cache entry: the process killed at each of its changing file operations in turn;
 #   2. a link that generates a missing symbol into the cache (a bundle, then the cache entry): the same;
-#   3. coopgen writing a catalog: the same; then `cooplink catalog verify` may refuse it but not crash, and
-#      coopgen run again into the same folder makes a catalog that verifies;
+#   3. coopgen writing a catalog: the same; then `cooplink catalog verify` may refuse it but not crash (what
+#      it accepts, a link must use right or name the symbol missing), and coopgen run again into the same
+#      folder makes a catalog that verifies;
 #   4. a full disk (every write from the N-th on fails with ENOSPC), for each N: the link still succeeds
 #      without caching, or a generating link fails naming the problem; no temporary file is left behind;
 #   5. a read-only cache folder (EROFS): a clear error, and --no-cache works.
@@ -109,10 +110,15 @@ for ((n = 1; n <= total; ++n)); do
   "$cooplink" catalog verify "$d/out" > "$work/v.log" 2>&1
   st=$?
   [ $st -lt 128 ] || bad "coopgen, kill at operation $n: verify of what was left crashed ($st)"
-  if [ $st = 0 ]; then # accepted: then it must link right
-    "$cooplink" link --arch sm_90 --catalog "$d/out" --no-cache --no-generate "$work/k.cu" -o "$work/v.cubin" \
-      > /dev/null 2>&1 && cmp -s "$work/v.cubin" "$work/ref_k.cubin" ||
-      bad "coopgen, kill at operation $n: the catalog left verifies but does not link to the reference bytes"
+  if [ $st = 0 ]; then # accepted (the whole bundles written so far, read manifest by manifest before
+    # catalog.json exists): a link against it gives the reference bytes or names the symbol not yet there
+    if "$cooplink" link --arch sm_90 --catalog "$d/out" --no-cache --no-generate "$work/k.cu" -o "$work/v.cubin" \
+      > "$work/v.log" 2>&1; then
+      cmp -s "$work/v.cubin" "$work/ref_k.cubin" || bad "coopgen, kill at operation $n: a link against what was left differs"
+    else
+      grep -q COOP_ERROR_SYMBOL_MISSING "$work/v.log" ||
+        bad "coopgen, kill at operation $n: a link against what was left failed: $(tail -1 "$work/v.log")"
+    fi
   fi
   gen "$d/out" > /dev/null 2>&1 || bad "coopgen, after a kill at operation $n: the clean run failed"
   "$cooplink" catalog verify "$d/out" > /dev/null 2>&1 || bad "coopgen, after a kill at operation $n: no valid catalog"

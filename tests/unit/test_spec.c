@@ -348,7 +348,9 @@ Test(spec, cli_error_exit_code_message_and_nothing_written)
   char *out = NULL;
   int rc = coopt_run(cmd, &out);
   cr_assert_eq(rc, 1);
-  cr_assert_str_eq(out, "coopgen: --type: unknown type 'f128' " KNOWN_TYPES "\n");
+  cr_assert_str_eq(out, "coopgen: --type: unknown type 'f128' " KNOWN_TYPES "\n"
+                        "coopgen: failed: COOP_ERROR_SPEC_INVALID (the spec asks for something unknown, unsupported or "
+                        "forbidden)\n");
   cr_assert_eq(coopt_count_entries(dir), 0, "nothing may be written");
   free(out);
   free(cmd);

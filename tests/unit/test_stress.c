@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -154,5 +155,47 @@ Test(stress, threads_and_processes_at_the_cache_cap, .timeout = 1800)
   free(links);
   free(cache_opt);
   free(cache);
+  free(dir);
+}
+
+/* Cache entries take the process's umask, which the library reads without setting it (setting it, even
+ * for a moment, would let other threads create world-writable files). */
+Test(stress, cache_entries_follow_the_umask)
+{
+  static const char *const A[] = {"fixture_a", NULL};
+  char *dir = coopt_catalog_with(A), *err = NULL;
+  cr_assert_eq(coop_catalog_open(&cat, dir, &err), COOP_SUCCESS, "%s", err);
+  coopt_kernel_ltoir(K_REDUCE, 90, &ir[0], &ir_size[0]);
+  const mode_t masks[] = {027, 002};
+  for (int i = 0; i < 2; ++i) {
+    char *cache = coopt_tmpdir();
+    cache_opt = coopt_fmt("-cache-dir=%s", cache);
+    const mode_t old = umask(masks[i]);
+    const char *opts[] = {"-arch=sm_90", cache_opt};
+    coop_linker *l = NULL;
+    cr_assert_eq(coopt_link_ltoir(cat, opts, 2, ir[0], ir_size[0], &l), COOP_SUCCESS);
+    coop_linker_destroy(&l);
+    umask(old);
+    char *links = coopt_fmt("%s/links", cache);
+    DIR *d = opendir(links);
+    struct dirent *e;
+    int seen = 0;
+    while (d && (e = readdir(d))) {
+      if (e->d_name[0] == '.') continue;
+      char *p = coopt_fmt("%s/%s", links, e->d_name);
+      struct stat st;
+      cr_assert_eq(stat(p, &st), 0);
+      cr_expect_eq(st.st_mode & 0777, 0666 & ~masks[i], "%s: mode %o under umask %03o", p, st.st_mode & 0777, masks[i]);
+      ++seen;
+      free(p);
+    }
+    if (d) closedir(d);
+    cr_assert_eq(seen, 1);
+    free(links);
+    free(cache_opt);
+    free(cache);
+  }
+  free(ir[0]);
+  coop_catalog_close(&cat);
   free(dir);
 }
