@@ -8,6 +8,10 @@ meson test -C build --print-errorlogs --num-processes 1
 # and used from elsewhere.
 tarball=$(bash packaging/release.sh --catalog ci --out build/dist | tail -1)
 bash tests/install/run.sh --tarball "$tarball" .
-# The Python layer as a user installs it (the README's pip line, the default catalog inside the wheel),
-# numba-cuda from PyPI, its CPU tests.
-bash tests/python/run.sh
+# The Python layer as a user installs it (the README's pip line; here with the small CI catalog inside the
+# wheel, which the default one's 17 minutes of building would not fit beside the rest), numba-cuda from
+# PyPI, its CPU tests.
+bash tests/python/run.sh -Csetup-args=-Dcatalog=ci
+# Hardening (tests/fuzz/README.md, tests/sanitize/run.sh): every fuzz target for 60 s in all, its
+# regressions and the determinism check; the CPU suite under sanitizers.
+bash tests/fuzz/run.sh 60

@@ -39,6 +39,10 @@ static int arch = 90, jobs = 8, cpu_only;
 static unsigned long long seed = 12345;
 static const char *work = "/tmp/coop_gpu_suite";
 static const char *filter;
+/* --short-temp N: launch with N bytes less dynamic shared memory than the temp storage needs (none, past it):
+ * a kernel whose primitive then touches temp must be reported by compute-sanitizer memcheck
+ * (tests/gpu/sanitize.sh checks that it is) */
+static long short_temp = -1;
 static const char *catalog_dir;
 static coop_catalog *catalog;
 static char catalog_header[256];
@@ -700,7 +704,9 @@ static int run_case(coop__CUmodule mod, kase *k, int idx, int flag, int shape)
   const size_t n_in = (size_t)tiles * bt * n, n_out = n_in,
                n_out2 = block2_out2_items(k, n_in, es) ? block2_out2_items(k, n_in, es) : (size_t)tiles * bt;
   const int n_aux = warp ? GRID * n_warps : GRID; /* valid counts and aux values */
-  const size_t smem = warp ? k->temp_bytes * (size_t)n_warps : k->temp_bytes;
+  const size_t need = warp ? k->temp_bytes * (size_t)n_warps : k->temp_bytes;
+  const size_t smem = short_temp < 0 ? need : (size_t)short_temp >= need ? 0 : need - (size_t)short_temp;
+  if (short_temp >= 0 && need) printf("short temp: case_%d %s: %zu of %zu bytes\n", idx, k->sym, smem, need);
   unsigned char *in = malloc(n_in * es), *out = malloc(n_out * es), *out2 = malloc(n_out2 * es);
   unsigned char *aux = malloc((size_t)(n_aux + 1) * es), *poison = aux + (size_t)n_aux * es;
   int *valid = malloc((size_t)n_aux * sizeof *valid);
@@ -846,9 +852,10 @@ int main(int argc, char **argv)
     else if (!strcmp(argv[i], "--save") && i + 1 < argc) save_dir = argv[++i];
     else if (!strcmp(argv[i], "--prebuilt") && i + 1 < argc) prebuilt_dir = argv[++i];
     else if (!strcmp(argv[i], "--catalog") && i + 1 < argc) catalog_dir = argv[++i];
+    else if (!strcmp(argv[i], "--short-temp") && i + 1 < argc) short_temp = atol(argv[++i]);
     else {
       fprintf(stderr, "usage: gpu_suite [--cpu-only] [--arch N] [--jobs N] [--seed N] [--filter TEXT] [--work DIR] [--save DIR | "
-              "--prebuilt DIR] [--catalog DIR]\n");
+              "--prebuilt DIR] [--catalog DIR] [--short-temp BYTES]\n");
       return 2;
     }
   }
