@@ -15,3 +15,4 @@ bash tests/python/run.sh -Csetup-args=-Dcatalog=ci
 # Hardening (tests/fuzz/README.md, tests/sanitize/run.sh): every fuzz target for 60 s in all, its
 # regressions and the determinism check; the CPU suite under sanitizers.
 bash tests/fuzz/run.sh 60
+bash tests/sanitize/run.sh
