@@ -18,38 +18,7 @@ src=$(realpath "$2")
 shim=$(realpath "$3")
 cooplink=$build/cooplink
 coopgen=$build/coopgen
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-fail=0
-bad() { echo "FAIL: $*"; fail=1; }
-
-cat_dir=$work/catalog
-mkdir -p "$cat_dir"
-cp "$build"/tests/fixture_a.* "$cat_dir"/
-cat > "$work/k.cu" <<'EOF'
-extern "C" __device__ void coop_block_reduce_sum_f32_t128_i4_raking(const float *, float *, void *);
-extern "C" __global__ void __launch_bounds__(128) k(const float *in, float *out) {
-  __shared__ __align__(16) unsigned char temp[4096];
-  float a[4], s;
-  for (int i = 0; i < 4; ++i) a[i] = in[threadIdx.x * 4 + i];
-  coop_block_reduce_sum_f32_t128_i4_raking(a, &s, temp);
-  if (threadIdx.x == 0) out[blockIdx.x] = s;
-}
-EOF
-# a symbol the catalog lacks: generated on demand
-cat > "$work/g.cu" <<'EOF'
-extern "C" __device__ void coop_block_load_f32_t32_i1_direct(const float *, float *, void *);
-extern "C" __global__ void __launch_bounds__(32) g(const float *in, float *out) {
-  float a[1];
-  coop_block_load_f32_t32_i1_direct(in, a, 0);
-  out[threadIdx.x] = a[0] * 2.0f;
-}
-EOF
-link() { # link KERNEL CACHE OUT [more options]: the cooplink command, its status
-  local k=$1 cache=$2 out=$3
-  shift 3
-  "$cooplink" link --arch sm_90 --catalog "$cat_dir" --cache-dir "$cache" "$@" "$work/$k.cu" -o "$out"
-}
+. "$(dirname "$0")/common.sh"
 faulty() { # faulty DIR FAULT COMMAND...: COMMAND with the shim, faults under DIR; its status
   local d=$1 f=$2
   shift 2
@@ -62,11 +31,6 @@ ops_of() { # ops_of DIR COMMAND...: the changing operations COMMAND makes under 
   cat "$work/count"
 }
 leftovers() { find "$1" -name '.*.tmp.*' -o -name '*.tmp[0-9]*' | head -3; }
-
-mkdir -p "$work/c0"
-link k "$work/c0" "$work/ref_k.cubin" --no-cache > /dev/null 2>&1 || bad "reference link of k.cu"
-link g "$work/c0" "$work/ref_g.cubin" > /dev/null 2>&1 || bad "reference link of g.cu (generating)"
-[ $fail = 0 ] || exit 1
 
 # 1, 2: killed at every changing operation under the cache, then a clean link
 for k in k g; do

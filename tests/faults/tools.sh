@@ -11,35 +11,7 @@ build=$(realpath "$1")
 shim=$(realpath "$3")
 cooplink=$build/cooplink
 coopgen=$build/coopgen
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-fail=0
-bad() { echo "FAIL: $*"; fail=1; }
-
-mkdir -p "$work/catalog"
-cp "$build"/tests/fixture_a.* "$work/catalog"/
-cat > "$work/k.cu" <<'EOF'
-extern "C" __device__ void coop_block_reduce_sum_f32_t128_i4_raking(const float *, float *, void *);
-extern "C" __global__ void __launch_bounds__(128) k(const float *in, float *out) {
-  __shared__ __align__(16) unsigned char temp[4096];
-  float a[4], s;
-  for (int i = 0; i < 4; ++i) a[i] = in[threadIdx.x * 4 + i];
-  coop_block_reduce_sum_f32_t128_i4_raking(a, &s, temp);
-  if (threadIdx.x == 0) out[blockIdx.x] = s;
-}
-EOF
-cat > "$work/g.cu" <<'EOF'
-extern "C" __device__ void coop_block_load_f32_t32_i1_direct(const float *, float *, void *);
-extern "C" __global__ void __launch_bounds__(32) g(const float *in, float *out) {
-  float a[1];
-  coop_block_load_f32_t32_i1_direct(in, a, 0);
-  out[threadIdx.x] = a[0] * 2.0f;
-}
-EOF
-link() { "$cooplink" link --arch sm_90 --catalog "$work/catalog" --cache-dir "$2" "$work/$1.cu" -o "$3"; }
-link "k" "$work/c0" "$work/ref_k.cubin" > /dev/null 2>&1 || bad "reference link of k.cu"
-link "g" "$work/c0" "$work/ref_g.cubin" > /dev/null 2>&1 || bad "reference link of g.cu (generating)"
-[ $fail = 0 ] || exit 1
+. "$(dirname "$0")/common.sh"
 
 for k in k g; do
   rm -rf "$work/cc"
