@@ -144,6 +144,16 @@ static int by_mtime(const void *a, const void *b)
   return x->mtime < y->mtime ? -1 : x->mtime > y->mtime;
 }
 
+/* A temporary file a writer left an hour ago or more: its process was killed before it could rename or remove
+ * it (a live writer's file is seconds old). Never read; removed (best effort) so that such files do not pile up. */
+static void drop_stale_temp(const char *links, const char *name)
+{
+  char *p = coop__path_join(links, name);
+  struct stat st;
+  if (p && stat(p, &st) == 0 && time(NULL) - st.st_mtime >= 3600) unlink(p);
+  free(p);
+}
+
 /* Removes the least recently used entries until the folder is 10% under max_bytes; COOP_ERROR_OUT_OF_MEMORY
  * (nothing evicted) or COOP_SUCCESS. */
 static coop_result evict(const char *links, unsigned long long max_bytes)
@@ -157,6 +167,10 @@ static coop_result evict(const char *links, unsigned long long max_bytes)
   struct dirent *de;
   while ((de = readdir(d))) {
     size_t len = strlen(de->d_name);
+    if (de->d_name[0] == '.' && strstr(de->d_name, ".bin.tmp.")) { /* a writer's temporary file */
+      drop_stale_temp(links, de->d_name);
+      continue;
+    }
     if (de->d_name[0] == '.' || len < 5 || strcmp(de->d_name + len - 4, ".bin") != 0) continue;
     char *p = coop__path_join(links, de->d_name);
     struct stat st;

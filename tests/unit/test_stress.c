@@ -5,12 +5,14 @@
  * be whole (a hit gives the reference bytes) and no temporary file may be left. */
 #include <criterion/criterion.h>
 #include <dirent.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "../support/lto.h"
@@ -196,6 +198,41 @@ Test(stress, cache_entries_follow_the_umask)
     free(cache);
   }
   free(ir[0]);
+  coop_catalog_close(&cat);
+  free(dir);
+}
+
+/* A temporary file left by a writer that was killed (an hour old or more) is removed by the next write into
+ * the cache; a live writer's (a fresh one) is left alone. */
+Test(stress, stale_temporary_files_are_removed)
+{
+  static const char *const A[] = {"fixture_a", NULL};
+  char *dir = coopt_catalog_with(A), *err = NULL;
+  cr_assert_eq(coop_catalog_open(&cat, dir, &err), COOP_SUCCESS, "%s", err);
+  coopt_kernel_ltoir(K_REDUCE, 90, &ir[0], &ir_size[0]);
+  char *cache = coopt_tmpdir();
+  cache_opt = coopt_fmt("-cache-dir=%s", cache);
+  char *links = coopt_fmt("%s/links", cache);
+  cr_assert_eq(mkdir(links, 0777), 0);
+  char *stale = coopt_fmt("%s/.0123.bin.tmp.AbCdEf", links), *fresh = coopt_fmt("%s/.4567.bin.tmp.GhIjKl", links);
+  for (int i = 0; i < 2; ++i) {
+    FILE *f = fopen(i ? fresh : stale, "wb");
+    cr_assert(f && fputs("half-written", f) >= 0 && fclose(f) == 0);
+  }
+  struct timespec old[2] = {{time(NULL) - 7200, 0}, {time(NULL) - 7200, 0}};
+  cr_assert_eq(utimensat(AT_FDCWD, stale, old, 0), 0);
+  const char *opts[] = {"-arch=sm_90", cache_opt};
+  coop_linker *l = NULL;
+  cr_assert_eq(coopt_link_ltoir(cat, opts, 2, ir[0], ir_size[0], &l), COOP_SUCCESS); /* a miss: it writes */
+  coop_linker_destroy(&l);
+  cr_expect(!coopt_exists(stale), "the stale temporary file is still there");
+  cr_expect(coopt_exists(fresh), "a fresh temporary file (a live writer's) was removed");
+  free(stale);
+  free(fresh);
+  free(links);
+  free(ir[0]);
+  free(cache_opt);
+  free(cache);
   coop_catalog_close(&cat);
   free(dir);
 }
