@@ -1,6 +1,7 @@
 // cooplink primitives: what every family shares. Compiled by NVRTC inside the generator's TU only.
 #pragma once
 
+#include <cub/util_ptx.cuh>
 #include <cub/util_type.cuh>
 #include <cuda/functional>
 #include <cuda/std/cstdint>
@@ -8,6 +9,49 @@
 #include <cuda/std/type_traits>
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
+
+// A logical warp of L lanes, L not a power of two: CUB 3.0's WarpMask<L> is the mask of the hardware
+// warp's first logical warp whatever its argument ("assumed that only one virtual warp exists"), so the
+// other whole logical warps of a hardware warp (32 / L of them: the ABI's, and CUB's own lane numbering)
+// call __syncwarp with a mask that leaves them out: undefined behaviour, reported by compute-sanitizer
+// synccheck as "Barrier error detected. Invalid arguments" (tests/gpu/sanitize.sh; NVIDIA/cub#179). Each
+// logical warp syncs its own lanes instead. warp_id is the logical warp within the hardware warp (CUB
+// passes laneid / L), so the shift stays below 32. Powers of two keep CUB's own.
+CUB_NAMESPACE_BEGIN
+#define COOP_WARP_MASK(L)                                                                  \
+  template <>                                                                              \
+  _CCCL_HOST_DEVICE _CCCL_FORCEINLINE unsigned int WarpMask<L>(unsigned int warp_id)       \
+  {                                                                                        \
+    return (0xFFFFFFFFu >> (32 - (L))) << (warp_id * (L));                                 \
+  }
+COOP_WARP_MASK(3)
+COOP_WARP_MASK(5)
+COOP_WARP_MASK(6)
+COOP_WARP_MASK(7)
+COOP_WARP_MASK(9)
+COOP_WARP_MASK(10)
+COOP_WARP_MASK(11)
+COOP_WARP_MASK(12)
+COOP_WARP_MASK(13)
+COOP_WARP_MASK(14)
+COOP_WARP_MASK(15)
+COOP_WARP_MASK(17)
+COOP_WARP_MASK(18)
+COOP_WARP_MASK(19)
+COOP_WARP_MASK(20)
+COOP_WARP_MASK(21)
+COOP_WARP_MASK(22)
+COOP_WARP_MASK(23)
+COOP_WARP_MASK(24)
+COOP_WARP_MASK(25)
+COOP_WARP_MASK(26)
+COOP_WARP_MASK(27)
+COOP_WARP_MASK(28)
+COOP_WARP_MASK(29)
+COOP_WARP_MASK(30)
+COOP_WARP_MASK(31)
+#undef COOP_WARP_MASK
+CUB_NAMESPACE_END
 
 namespace coop
 {

@@ -55,7 +55,7 @@ def _load_plan():
 adaptive = _load_plan()
 # other plans timed beside the chosen one (--explore): (first stage, lanes, defer in items or, negative, in
 # chunks)
-EXPLORE = [("warp", 8, 8192), ("warp", 16, 8192), ("warp", 32, 8192), ("warpu", 16, 8192), ("warpu", 32, 8192),
+EXPLORE = [("run", 0, 8192), ("run", 0, -4), ("warp", 8, 8192), ("warp", 16, 8192), ("warp", 32, 8192), ("warpu", 16, 8192), ("warpu", 32, 8192),
            ("warpu", 32, -4), ("block", 0, -1), ("block", 0, -4), ("block", 0, -64)]
 
 
@@ -261,12 +261,15 @@ def run_config(cp, mods, cub, numba_k, tc, op, dist, d_x, x64, rounds, rng, sm_c
         none = (null, null, null, null, np.uint32(0), np.uint32(0))  # no queue: the fixed kernel alone
         R.add(f"{build} block", lambda: f((n_seg,), (THREADS,), (d_x, d_off, d_out, np.int32(n_seg), huge, *none)),
               d_out, bytes_, info(f))
+        fr = m.get_function("sr_run")
+        R.add(f"{build} run", lambda: fr((adaptive.fixed_grid("run", 0, n_seg, sm_count),), (THREADS,), (
+            d_x, d_off, d_out, np.int32(n_seg), huge, *none)), d_out, bytes_, info(fr))
         for L, u in [(L, u) for u in ("", "u") for L in (4, 8, 16, 32)]:
             g = m.get_function(f"sr_warp{L}{u}")
             R.add(f"{build} warp{L}{u}", (lambda g, grid: lambda: g((grid,), (THREADS,), (
                 d_x, d_off, d_out, np.int32(n_seg), huge, *none)))(g, warp_grid(L)), d_out, bytes_, info(g))
         k = {name: m.get_function(name) for name in [f"sr_warp{L}{u}" for L in (4, 8, 16, 32) for u in ("", "u")]
-             + ["sr_block"]}
+             + ["sr_block", "sr_run"]}
 
         def adaptive_launch(p):
             f = k[p.kernel]

@@ -39,6 +39,13 @@ def cases(rng):
     yield "overlapping (queue full)", np.array([0, n, 0, n])
     short = of(np.full(10000, 64))  # the same in a warp kernel: the fourth long one finds the queue full
     yield "overlapping (warp, queue full)", np.concatenate([short, np.tile([0, short[-1]], 4)])
+    c = rng.integers(0, 12, 300000)  # sr_run: a third empty, segments that start anywhere
+    c[rng.random(c.size) < 0.33] = 0
+    yield "empty + 1..11 (run)", of(c)
+    d = rng.integers(1, 9000, 3000)  # lengths across tiles and runs, one long one deferred, empty ones
+    d[[0, 17, 18, 2999]] = 0
+    d[1000] = 40 * chunk + 3
+    yield "0..9000 + long + empty (run)", of(d)
 
 
 SPIN = r"""extern "C" __global__ void spin(long long cycles)
@@ -113,6 +120,30 @@ def check_numba(cp, label, p, d_x, d_off, d_out, ref, sm):
     return bad
 
 
+def check_c(cp, m, sm, label, p, n, lens, d_x, d_off, d_out, ref):
+    """Plan p's kernel on one case, three times (the third with half of the GPU busy), watched: the number
+    of failed calls."""
+    state = State(cp, n, lens.size, np.float32, p.defer)  # (the library's capacity: overlaps overflow it)
+    f = m.get_function(p.kernel)
+    grid, share = adaptive.grid(p, lens.size, sm, sm * blocks_per_sm(cp, f))
+    bad = 0
+    for call in range(3):
+        d_out.fill(np.nan)
+        cp.cuda.Device().synchronize()
+        ms = watch(cp, lambda: f((grid,), (THREADS,), (d_x, d_off, d_out, np.int32(lens.size), np.int64(p.defer),
+                                                       *state.args(), np.uint32(state.cap), np.uint32(share))),
+                   state.queue, f"C {label} {p}", busy=(lambda: occupy(cp, sm)) if call == 2 else None)
+        got = cp.asnumpy(d_out)
+        wrong = int(np.count_nonzero(got != ref))
+        left = state.left()
+        ok = wrong == 0 and left == 0
+        bad += not ok
+        print(f"{'ok  ' if ok else 'FAIL'} C     {label:28} {p} grid {grid}: call {call + 1}"
+              f"{' (GPU half busy)' if call == 2 else ''} {ms:7.2f} ms, "
+              f"{wrong} wrong, {left} queue words left", flush=True)
+    return bad
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--gpubench", default=".gpubench")
@@ -133,27 +164,12 @@ def main():
         d_x, d_off = cp.asarray(x), cp.asarray(offs.astype(np.int32))
         d_out = cp.full(lens.size, np.nan, cp.float32)
         p = adaptive.choose(n, lens.size, 4)
-        state = State(cp, n, lens.size, np.float32, p.defer)  # (the library's capacity: overlaps overflow it)
-        f = m.get_function(p.kernel)
-        resident = sm * blocks_per_sm(cp, f)
         if numba_pass:
             bad += check_numba(cp, label, p, d_x, d_off, d_out, ref, sm)
             continue
-        grid, share = adaptive.grid(p, lens.size, sm, resident)
-        for call in range(3):  # the third with half of the GPU busy
-            d_out.fill(np.nan)
-            cp.cuda.Device().synchronize()
-            ms = watch(cp, lambda: f((grid,), (THREADS,), (d_x, d_off, d_out, np.int32(lens.size), np.int64(p.defer),
-                                                           *state.args(), np.uint32(state.cap), np.uint32(share))),
-                       state.queue, f"C {label} {p}", busy=(lambda: occupy(cp, sm)) if call == 2 else None)
-            got = cp.asnumpy(d_out)
-            wrong = int(np.count_nonzero(got != ref))
-            left = state.left()
-            ok = wrong == 0 and left == 0
-            bad += not ok
-            print(f"{'ok  ' if ok else 'FAIL'} C     {label:28} {p} grid {grid}: call {call + 1}"
-                  f"{' (GPU half busy)' if call == 2 else ''} {ms:7.2f} ms, "
-                  f"{wrong} wrong, {left} queue words left", flush=True)
+        # the chosen plan, then sr_run (a block per run of consecutive segments) with the same deferral
+        for plan in (p, adaptive.Plan("run", 0, p.defer)):
+            bad += check_c(cp, m, sm, label, plan, n, lens, d_x, d_off, d_out, ref)
     print(f"{bad} failed")
     return 1 if bad else 0
 

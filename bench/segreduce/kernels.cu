@@ -3,29 +3,42 @@
 //   cooplink:       the primitives are the catalog's LTO-IR, linked by libcooplink (nvJitLink -lto);
 //   whole program:  -DCOOP_WHOLE_PROGRAM="\"wrappers.cu\"" puts the same wrappers' CUDA source
 //                   (coopgen --print-source) into this translation unit, so NVRTC sees every CUB call.
-// Compile-time parameters (-D): SR_T (element type), SR_TC (its cooplink code), OP_SUM or OP_MAX, SR_N (items a
-// thread loads per tile: one 16-byte vector), SR_ID (the operator's identity), SR_CHUNK (items per chunk of a
-// long segment in the adaptive launcher).
+// Compile-time parameters (-D): SR_T (element type), SR_TC (its cooplink code), SR_TCU and SR_TC_<SR_TCU> (the
+// code in upper case), OP_SUM or OP_MAX, SR_N (items a thread loads per tile: one 16-byte vector), SR_N4 (four
+// vectors' items), SR_ID (the operator's identity), SR_CHUNK (items per chunk of a long segment in the adaptive
+// launcher).
 //
 // Kernels (extern "C"; 256 threads a block; each a grid-stride loop over the segments):
 //   sr_block                one block per segment: vectorized BlockLoad tiles, one BlockReduce
 //   sr_warp<L>, sr_warp<L>u one logical warp of L lanes per segment, SR_K segments in flight per warp
 //                           (vectorized WarpLoad, one WarpReduce each)
+//   sr_run                  one block per run of consecutive segments, read as one range (vectorized
+//                           BlockLoad tiles whatever the lengths; a segmented BlockScan carries partials)
 // Given a queue (the adaptive launcher), each kernel defers the segments longer than `defer` items and then
 // reduces them in chunks of SR_CHUNK items, a block a chunk, with every block of the grid (sr_tail): one
 // launch, whatever the lengths. Without one (a null queue), the kernel is the fixed kernel alone.
-#include "segreduce.h"
 #ifdef COOP_WHOLE_PROGRAM
 #include COOP_WHOLE_PROGRAM
+/* sr_run's pair is a user type: the header's operator must be declared with the wrappers' struct */
+#if defined(SR_TC_F32)
+#define COOP_TYPE_SRPF32 coop_user_srpf32
+#elif defined(SR_TC_F64)
+#define COOP_TYPE_SRPF64 coop_user_srpf64
+#elif defined(SR_TC_I32)
+#define COOP_TYPE_SRPI32 coop_user_srpi32
 #endif
+#endif
+#include "segreduce.h"
 
 #include "paste.h"
 
 #if defined(OP_SUM)
 #define OPN sum
+#define OPNU SUM
 #define OPF(a, b) ((a) + (b))
 #elif defined(OP_MAX)
 #define OPN max
+#define OPNU MAX
 #define OPF(a, b) ((a) < (b) ? (b) : (a)) /* cub::Max */
 #else
 #error "OP_SUM or OP_MAX"
@@ -411,6 +424,172 @@ WARP_KERNELS(4)
 WARP_KERNELS(8)
 WARP_KERNELS(16)
 WARP_KERNELS(32)
+
+/* ---- sr_run: one block per run of consecutive segments ----
+ * A block takes `group` consecutive segments at a time (ceil(n_seg / blocks with a share), at most
+ * SR_THREADS): their items are one contiguous range, read as tiles of four 16-byte vectors a thread
+ * (BlockLoad vectorize: blocked, coalesced) whatever the segments' lengths, so that no load waits for an
+ * offset and every thread has 64 bytes in flight. Each thread reduces its items segment by segment (the
+ * group's offsets in shared memory; a binary search for the segment of its first item) and writes the
+ * segments that begin and end within it; the partial of a segment that began in an earlier thread or tile
+ * reaches the thread where it ends through a BlockScan (exclusive, with a running prefix from tile to
+ * tile) over (ends here, value) pairs with the segmented operator, a user type and a custom operator. The
+ * end of a range: tiles of one vector a thread, then one guarded (direct). Empty segments get the
+ * identity where the group starts; a segment longer than `defer` is deferred to the tail (q non-null) and
+ * the range is cut around it. */
+struct sr_pair {
+  SR_T v;
+  int end; /* a segment ends in these items: what came before does not carry past them */
+};
+#define SR_PAIR CAT(COOP_TYPE_SRP, SR_TCU)
+#define SR_SEGOP CAT3(sr, OPN, SR_TC)
+#define BLOAD4 CAT4(coop_block_load_, SR_TC, _t256, CAT3(_i, SR_N4, _vectorize))
+#define BLOADGD CAT4(coop_block_load_guarded_, SR_TC, _t256, CAT3(_i, SR_N, _direct))
+#define BSCANSEG CAT(CAT4(coop_block_exclusive_scan_custom_, SR_SEGOP, _prefix_srp, SR_TC), _t256_i1_warp_scans)
+#define BSCANSEG_TEMP_BYTES \
+  CAT(CAT4(COOP_BLOCK_EXCLUSIVE_SCAN_CUSTOM_SR, CAT(OPNU, SR_TCU), _PREFIX_SRP, SR_TCU), _T256_I1_WARP_SCANS_TEMP_BYTES)
+static_assert(sizeof(sr_pair) == sizeof(SR_PAIR) && alignof(sr_pair) <= alignof(SR_PAIR), "the pair's user type");
+
+/* The segmented operator: b's value alone when a segment ends in b, else a's and b's combined. */
+extern "C" __device__ void SR_SEGOP(const SR_PAIR *a, const SR_PAIR *b, SR_PAIR *o)
+{
+  sr_pair x, y, r;
+  memcpy(&x, a, sizeof x);
+  memcpy(&y, b, sizeof y);
+  r.v = y.end ? y.v : OPF(x.v, y.v);
+  r.end = x.end | y.end;
+  memcpy(o, &r, sizeof r);
+}
+
+/* One tile of a range: this thread's IPT items x from position u, of which [lo, hi) are the range's;
+ * so[ks..ke] the offsets of the range's segments (so[ks] <= lo, hi <= so[ke]), out + base their results. */
+template <int IPT>
+__device__ __forceinline__ void sr_run_tile(const SR_T (&x)[IPT], int u, int lo, int hi, const int *so, int ks, int ke,
+                                            SR_T *out, sr_pair *running, void *temp)
+{
+  const SR_T id = SR_ID;
+  sr_pair mine = {id, 0};
+  SR_T head = id;
+  int head_k = -1;
+  if (lo < hi) {
+    int a = ks, b = ke; /* the last k with so[k] <= lo: lo's segment, not empty */
+    while (b - a > 1) {
+      const int m = (a + b) >> 1;
+      if (so[m] <= lo) a = m;
+      else b = m;
+    }
+    int k = a, end = so[k + 1];
+    SR_T acc = id;
+#pragma unroll
+    for (int i = 0; i < IPT; ++i) {
+      const int p = u + i;
+      if (p < lo || p >= hi) continue;
+      acc = OPF(acc, x[i]);
+      if (p + 1 == end) { /* segment k ends here */
+        if (head_k < 0) {
+          head = acc; /* its earlier part comes from the scan */
+          head_k = k;
+        } else {
+          out[k] = acc;
+        }
+        acc = id;
+        for (++k; k < ke && so[k + 1] <= p + 1; ++k) {} /* (empty segments: written when the group starts) */
+        end = k < ke ? so[k + 1] : 0x7fffffff;
+      }
+    }
+    mine.v = acc;
+    mine.end = head_k >= 0;
+  }
+  sr_pair carry;
+  BSCANSEG(reinterpret_cast<const SR_PAIR *>(&mine), reinterpret_cast<SR_PAIR *>(&carry),
+           reinterpret_cast<SR_PAIR *>(running), temp);
+  if (head_k >= 0) out[head_k] = OPF(carry.v, head);
+  __syncthreads(); /* temp is reused */
+}
+
+/* The items [a, e) of segments so[ks..ke] (results at out + k), tile by tile. */
+__device__ __forceinline__ void sr_run_range(const SR_T *in, int a, int e, const int *so, int ks, int ke, SR_T *out,
+                                             void *temp)
+{
+  const SR_T id = SR_ID;
+  sr_pair running = {id, 0};
+  int p = a - a % SR_N; /* (the input is 16-byte aligned) */
+  for (; p + SR_THREADS * SR_N4 <= e; p += SR_THREADS * SR_N4) {
+    SR_T x[SR_N4];
+    BLOAD4(in + p, x, 0);
+    const int u = p + (int)threadIdx.x * SR_N4;
+    sr_run_tile<SR_N4>(x, u, max(u, a), min(u + SR_N4, e), so, ks, ke, out, &running, temp);
+  }
+  for (; p + SR_BTILE <= e; p += SR_BTILE) {
+    SR_T x[SR_N];
+    BLOAD(in + p, x, 0);
+    const int u = p + (int)threadIdx.x * SR_N;
+    sr_run_tile<SR_N>(x, u, max(u, a), min(u + SR_N, e), so, ks, ke, out, &running, temp);
+  }
+  if (p < e) {
+    SR_T x[SR_N];
+    BLOADGD(in + p, x, e - p, &id, 0);
+    const int u = p + (int)threadIdx.x * SR_N;
+    sr_run_tile<SR_N>(x, u, max(u, a), min(u + SR_N, e), so, ks, ke, out, &running, temp);
+  }
+}
+
+/* The first k >= k0 whose bit is set in mask (SR_THREADS bits), or `group` when none. */
+__device__ __forceinline__ int sr_next_bit(const unsigned *mask, int k0, int group)
+{
+  for (int w = k0 / 32; w * 32 < group; ++w) {
+    const unsigned m = mask[w] & (w == k0 / 32 ? 0xffffffffu << (k0 % 32) : 0xffffffffu);
+    if (m) return min(w * 32 + __ffs(m) - 1, group);
+  }
+  return group;
+}
+
+extern "C" __global__ void __launch_bounds__(SR_THREADS)
+  sr_run(const SR_T *in, const int *off, SR_T *out, int n_seg, long long defer, sr_queue *q,
+         unsigned long long *items, SR_T *partial, unsigned *done, unsigned capacity, unsigned share_blocks)
+{
+  DECLARE_BLOCK_TEMP;
+  __shared__ __align__(16) unsigned char scan_temp[BSCANSEG_TEMP_BYTES];
+  __shared__ int so[SR_THREADS + 1];
+  __shared__ unsigned deferred[SR_THREADS / 32];
+  __shared__ unsigned first[SR_THREADS];
+  sr_start(q);
+  const int blocks = q ? (int)share_blocks : (int)gridDim.x; /* blocks with a share of the segments */
+  const int group = (int)min((n_seg + (long long)blocks - 1) / max(blocks, 1), (long long)SR_THREADS);
+  const SR_T id = SR_ID;
+  for (long long s0 = (long long)blockIdx.x * group; blockIdx.x < blocks && s0 < n_seg; s0 += (long long)blocks * group) {
+    const int g = (int)min((long long)group, n_seg - s0), k = threadIdx.x;
+    if (k <= g) so[k] = off[s0 + k];
+    if (k < SR_THREADS / 32) deferred[k] = 0;
+    __syncthreads();
+    int len = 0;
+    if (k < g) {
+      len = so[k + 1] - so[k];
+      if (len <= 0) out[s0 + k] = id; /* (an empty segment; an end before its start, as CUB: empty) */
+      if (q && len > defer && (first[k] = sr_reserve_add(q, capacity, sr_chunk_count(len))) != SR_NONE)
+        atomicOr(&deferred[k / 32], 1u << (k % 32));
+    }
+    const bool ranges = !__syncthreads_or(len < 0); /* offsets that decrease: no ranges, a segment at a time */
+    /* the deferred segments' work items (rare), written by every thread; then the ranges between them */
+    for (int d = sr_next_bit(deferred, 0, g); d < g; d = sr_next_bit(deferred, d + 1, g))
+      sr_write_items((int)(s0 + d), so[d + 1] - so[d], first[d], threadIdx.x, SR_THREADS, items);
+    for (int k0 = 0; ranges && k0 < g;) {
+      const int k1 = sr_next_bit(deferred, k0, g);
+      if (so[k1] > so[k0]) sr_run_range(in, so[k0], so[k1], so, k0, k1, out + s0, scan_temp);
+      k0 = k1 + 1;
+    }
+    for (int j = 0; !ranges && j < g; ++j) /* (what sr_block does) */
+      if (so[j + 1] > so[j] && !(deferred[j / 32] >> (j % 32) & 1)) {
+        const SR_T acc = block_range<4>(in, so[j], so[j + 1]);
+        SR_T agg;
+        BRED(&acc, &agg, temp);
+        if (threadIdx.x == 0) out[s0 + j] = agg;
+        __syncthreads(); /* temp is reused */
+      }
+    __syncthreads(); /* so and deferred are reused */
+  }
+  if (q) sr_tail<4>(in, off, out, q, items, partial, done, capacity, share_blocks, temp);
+}
 
 /* One block per segment (grid-stride); a segment longer than `defer` is deferred to the tail (q non-null). */
 extern "C" __global__ void __launch_bounds__(SR_THREADS)

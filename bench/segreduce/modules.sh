@@ -16,6 +16,8 @@
 
 # type code, C type, items per 16-byte vector, lowest value
 BM_TYPES=("f32 float 4 (-3.402823466e+38f)" "f64 double 2 (-1.7976931348623157e+308)" "i32 int 4 (-2147483647-1)")
+# sr_run's (value, ends here) pair per type: a user type of the catalog (coopgen --user-type)
+BM_USER_TYPES=(--user-type srpf32:8:4 --user-type srpf64:16:8 --user-type srpi32:8:4)
 
 bm_symbols() {
   local tc=$1 n=$2 op l i=$(($2 * 2))
@@ -28,6 +30,10 @@ bm_symbols() {
     echo "coop_block_load_${tc}_t256_i${n}_vectorize"
     echo "coop_block_load_guarded_${tc}_t256_i${n}_striped"
     echo "coop_block_reduce_${op}_${tc}_t256_i1_warp_reductions"
+    # sr_run: four vectors a thread, the ragged end guarded and blocked, the segmented scan
+    echo "coop_block_load_${tc}_t256_i$((n * 4))_vectorize"
+    echo "coop_block_load_guarded_${tc}_t256_i${n}_direct"
+    echo "coop_block_exclusive_scan_custom_sr${op}${tc}_prefix_srp${tc}_t256_i1_warp_scans"
   done
   # scan: BlockLoad, BlockScan exclusive sum with a running prefix, BlockStore (two vectors a thread)
   echo "coop_block_load_${tc}_t256_i${i}_vectorize"
@@ -42,7 +48,8 @@ bm_symbols() {
 bm_link() {
   local name=$1 src=$2 cat=$3 d=$4
   shift 4
-  "$COOPGEN" --symbols "$d/symbols.txt" --arch "$ARCH" --name "$name" --print-source -o "$d/unused" > "$d/wrappers.cu"
+  "$COOPGEN" "${BM_USER_TYPES[@]}" --symbols "$d/symbols.txt" --arch "$ARCH" --name "$name" --print-source -o "$d/unused" \
+    > "$d/wrappers.cu"
   rm -rf "$d/unused"
   local link=("$COOPLINK" link --arch "$ARCH" --catalog "$cat" --no-cache --no-generate ${BM_LINK_OPTS:-} -I "$d" -I bench/segreduce "$@")
   "${link[@]}" "$src" -o "$d/cooplink.cubin" > "$d/cooplink.log" 2>&1 || { cat "$d/cooplink.log"; return 1; }
@@ -58,8 +65,12 @@ bm_reduce() {
   rm -rf "$d" && mkdir -p "$d"
   [ "$op" = sum ] && id="(($ct)0)" || id="$lowest"
   up=$(echo "${op}_${tc}" | tr a-z A-Z)
-  bm_symbols "$tc" "$n" | grep -E "_${op}_${tc}_|load_(guarded_)?${tc}_(w[0-9]+|t256)_i${n}_" | sort -u > "$d/symbols.txt"
-  local defs=(-Xnvrtc "-DSR_T=$ct" -Xnvrtc "-DSR_TC=$tc" -Xnvrtc "-DOP_$(echo "$op" | tr a-z A-Z)" -Xnvrtc "-DSR_N=$n"
+  bm_symbols "$tc" "$n" | grep -E "_${op}_${tc}_|_sr${op}${tc}_|load_(guarded_)?${tc}_(w[0-9]+|t256)_i(${n}|$((n * 4))_vec)" |
+    sort -u > "$d/symbols.txt"
+  local tcu
+  tcu=$(echo "$tc" | tr a-z A-Z)
+  local defs=(-Xnvrtc "-DSR_T=$ct" -Xnvrtc "-DSR_TC=$tc" -Xnvrtc "-DSR_TCU=$tcu" -Xnvrtc "-DSR_TC_$tcu"
+              -Xnvrtc "-DOP_$(echo "$op" | tr a-z A-Z)" -Xnvrtc "-DSR_N=$n" -Xnvrtc "-DSR_N4=$((n * 4))"
               -Xnvrtc "-DSR_ID=$id" -Xnvrtc "-DSR_CHUNK=$((65536 / (n == 2 ? 8 : 4)))"
               -Xnvrtc "-DSR_WARP_MIN_BLOCKS=$((n == 2 ? 6 : 8))"
               -Xnvrtc "-DBRED_TEMP_BYTES=COOP_BLOCK_REDUCE_${up}_T256_I1_WARP_REDUCTIONS_TEMP_BYTES")

@@ -30,7 +30,7 @@ sort -u -o "$syms" "$syms"
 # the catalog is kept while the symbols it was made for are unchanged (it takes a minute)
 if ! cmp -s "$syms" "$out/symbols.txt" || [ ! -f "$out/catalog/index.json" ]; then
   rm -rf "$out/catalog"
-  "$COOPGEN" --symbols "$syms" --catalog --arch "$ARCH" --name segreduce -o "$out/catalog" | tail -1
+  "$COOPGEN" "${BM_USER_TYPES[@]}" --symbols "$syms" --catalog --arch "$ARCH" --name segreduce -o "$out/catalog" | tail -1
   mv "$syms" "$out/symbols.txt"
 fi
 

@@ -17,7 +17,7 @@ BM_LINK_OPTS=--verbose
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 bm_symbols f32 4 | sort -u > "$work/symbols.txt"
-"$COOPGEN" --symbols "$work/symbols.txt" --catalog --arch "$ARCH" --name segreduce -o "$work/catalog" | tail -1
+"$COOPGEN" "${BM_USER_TYPES[@]}" --symbols "$work/symbols.txt" --catalog --arch "$ARCH" --name segreduce -o "$work/catalog" | tail -1
 fail=0
 check() {  # check NAME DIR KERNELS
   local name=$1 d=$2 kernels=$3 added
@@ -41,7 +41,7 @@ check() {  # check NAME DIR KERNELS
 }
 for op in sum max; do
   bm_reduce f32 float 4 '(-3.402823466e+38f)' "$op" "$work/catalog" "$work/$op"
-  check "segreduce f32 $op" "$work/$op" 9
+  check "segreduce f32 $op" "$work/$op" 10
 done
 bm_scan f32 float 4 "$work/catalog" "$work/scan"
 check "scan f32" "$work/scan" 2

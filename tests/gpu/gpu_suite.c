@@ -6,7 +6,7 @@
  * from the number of additions. Ends with "N passed, M failed".
  *
  *   gpu_suite [--cpu-only] [--arch N] [--jobs N] [--seed N] [--filter TEXT] [--work DIR]
- *             [--save DIR | --prebuilt DIR] [--catalog DIR]
+ *             [--save DIR | --prebuilt DIR] [--catalog DIR] [--short-temp BYTES] [--slice K/N]
  *
  * --catalog DIR tests a catalog instead (an installed one, coopgen --catalog): every symbol it holds is
  * a case, its test kernel includes the catalog's header and is linked through libcooplink against the
@@ -14,7 +14,8 @@
  *
  * --cpu-only stops after generating and linking (no driver needed). --save DIR keeps each shard's
  * cubin and temp sizes; --prebuilt DIR runs those instead of building (tests/gpu/prepare.sh builds
- * them on the CPU machine, where the build is cheaper than device time). */
+ * them on the CPU machine, where the build is cheaper than device time). --slice K/N builds and runs
+ * only the shards s with s % N == K, so that N processes share the suite (tests/gpu/sanitize.sh). */
 #include <cooplink/coopgen.h>
 #include <jansson.h>
 #include <math.h>
@@ -233,6 +234,7 @@ struct shard {
   coopt_blob cubin;
   char err[4096];
   int ok;
+  int skip; /* not in this process's --slice */
 };
 static void kernel_source(FILE *f, const kase *k, int idx);
 static int index_of(const char *const *names, int n, const char *s)
@@ -444,6 +446,7 @@ static void kernel_source(FILE *f, const kase *k, int idx)
 static shard *shards;
 static int n_shards;
 static atomic_int next_shard;
+static int slice_k, slice_n = 1; /* --slice K/N: only the shards s with s % N == K */
 
 static const char *save_dir, *prebuilt_dir;
 
@@ -659,7 +662,8 @@ static void *build_worker(void *arg)
   for (;;) {
     int s = atomic_fetch_add(&next_shard, 1);
     if (s >= n_shards) return NULL;
-    build_shard(s);
+    if (s % slice_n != slice_k) shards[s].skip = 1;
+    else build_shard(s);
   }
 }
 
@@ -853,9 +857,14 @@ int main(int argc, char **argv)
     else if (!strcmp(argv[i], "--prebuilt") && i + 1 < argc) prebuilt_dir = argv[++i];
     else if (!strcmp(argv[i], "--catalog") && i + 1 < argc) catalog_dir = argv[++i];
     else if (!strcmp(argv[i], "--short-temp") && i + 1 < argc) short_temp = atol(argv[++i]);
-    else {
+    else if (!strcmp(argv[i], "--slice") && i + 1 < argc) {
+      if (sscanf(argv[++i], "%d/%d", &slice_k, &slice_n) != 2 || slice_n < 1 || slice_k < 0 || slice_k >= slice_n) {
+        fprintf(stderr, "gpu_suite: --slice K/N with 0 <= K < N\n");
+        return 2;
+      }
+    } else {
       fprintf(stderr, "usage: gpu_suite [--cpu-only] [--arch N] [--jobs N] [--seed N] [--filter TEXT] [--work DIR] [--save DIR | "
-              "--prebuilt DIR] [--catalog DIR] [--short-temp BYTES]\n");
+              "--prebuilt DIR] [--catalog DIR] [--short-temp BYTES] [--slice K/N]\n");
       return 2;
     }
   }
@@ -902,12 +911,13 @@ int main(int argc, char **argv)
   printf("generate+compile+link: %.1f s\n", t1 - t0);
   int passed = 0, failed = 0;
   for (int s = 0; s < n_shards; ++s)
-    if (!shards[s].ok) {
+    if (!shards[s].ok && !shards[s].skip) {
       printf("FAIL shard %d (%s .. ): %s\n", s, cases[shards[s].first].sym, shards[s].err);
       for (int i = shards[s].first; i < shards[s].first + shards[s].count; ++i) cases[i].failed = 1;
     }
   if (cpu_only) {
-    for (int i = 0; i < n_cases; ++i) cases[i].failed ? ++failed : ++passed;
+    for (int i = 0; i < n_cases; ++i)
+      if (!shards[i / SHARD].skip) cases[i].failed ? ++failed : ++passed;
     printf("(cpu-only: built, not run)\n%d passed, %d failed\n", passed, failed);
     return failed ? 1 : 0;
   }
@@ -929,7 +939,8 @@ int main(int argc, char **argv)
     }
     D->cuModuleUnload(mod);
   }
-  for (int i = 0; i < n_cases; ++i) cases[i].failed ? ++failed : ++passed;
+  for (int i = 0; i < n_cases; ++i)
+    if (!shards[i / SHARD].skip) cases[i].failed ? ++failed : ++passed;
   printf("run: %.1f s\n", now() - t1);
   /* coverage of the sweep */
   int shapes_seen[N_SHAPES] = {0}, items_seen[4] = {0};
@@ -953,7 +964,7 @@ int main(int argc, char **argv)
     for (int v = 0; v < N_VARS[f]; ++v) {
       int np = 0, nf = 0;
       for (int i = 0; i < n_cases; ++i)
-        if (cases[i].fam == f && cases[i].var == v) cases[i].failed ? ++nf : ++np;
+        if (cases[i].fam == f && cases[i].var == v && !shards[i / SHARD].skip) cases[i].failed ? ++nf : ++np;
       printf("  %-13s %-17s %5d passed %5d failed\n", FAMS[f], VARS[f][v], np, nf);
     }
   printf("%d passed, %d failed\n", passed, failed);

@@ -174,6 +174,53 @@ Test(link, warp_scan, .timeout = 600)
                "  out[blockIdx.x * 32 + t] = b + agg;\n}\n");
 }
 
+/* CUB 3.0 syncs every logical warp whose size is not a power of two with the first one's lanes (WarpMask:
+ * a constant 0x7f for 7 lanes), so the other logical warps of a hardware warp sync with a mask that leaves
+ * them out (compute-sanitizer synccheck: "Barrier error detected. Invalid arguments"). primitives/common.cuh
+ * gives each logical warp its own lanes: the linked kernel's warp barriers take a mask computed from the
+ * lane, never a constant. (The GPU half: tests/gpu/sanitize.sh synccheck.) */
+Test(link, non_power_of_two_logical_warps_sync_their_own_lanes, .timeout = 600)
+{
+  coop_gen_group g[] = {{.family = "warp_reduce", .type = "f32", .op = "sum", .warp = "7"},
+                        {.family = "warp_scan", .type = "i32", .op = "max", .warp = "12"}};
+  char *dir = coopt_tmpdir();
+  coopt_generate(g, 2, "odd", "sm_90", dir);
+  char *src = coopt_fmt(
+    "#include \"odd.h\"\n"
+    "extern \"C\" __global__ void k(const float *in, float *out, const int *iin, int *iout) {\n"
+    "  __shared__ __align__(16) unsigned char t7[4 * COOP_WARP_REDUCE_SUM_F32_W7_TEMP_BYTES];\n"
+    "  __shared__ __align__(16) unsigned char t12[2 * COOP_WARP_INCLUSIVE_SCAN_MAX_I32_W12_TEMP_BYTES];\n"
+    "  const int lane = threadIdx.x %% 32, w7 = lane / 7, w12 = lane / 12;\n"
+    "  float x = in[threadIdx.x], a;\n"
+    "  int y = iin[threadIdx.x], b;\n"
+    "  if (w7 < 4) coop_warp_reduce_sum_f32_w7(&x, &a, t7 + w7 * COOP_WARP_REDUCE_SUM_F32_W7_TEMP_BYTES);\n"
+    "  if (w12 < 2) coop_warp_inclusive_scan_max_i32_w12(&y, &b, 0, t12 + w12 * COOP_WARP_INCLUSIVE_SCAN_MAX_I32_W12_TEMP_BYTES);\n"
+    "  out[threadIdx.x] = a;\n  iout[threadIdx.x] = b;\n}\n");
+  coopt_blob user = {0}, bundle = {0}, ptx = {0};
+  char *nvrtc_log = NULL, *info = NULL, *error = NULL;
+  cr_assert_eq(coopt_compile(src, 90, dir, &user, &nvrtc_log), 0, "%s", nvrtc_log);
+  char *payload = coopt_fmt("%s/odd.sm_90.ltoir", dir);
+  cr_assert_eq(coopt_read(payload, &bundle), 0);
+  coopt_blob in[2] = {user, bundle};
+  cr_assert_eq(coopt_link(90, in, 2, 1, NULL, &ptx, &info, &error), 0, "%s", error);
+  int barriers = 0;
+  for (const char *p = ptx.data; (p = strstr(p, "bar.warp.sync")); p += 13, ++barriers) {
+    const char *arg = p + 13;
+    while (*arg == ' ' || *arg == '\t') ++arg;
+    cr_assert_eq(*arg, '%', "a warp barrier with a constant mask: %.40s", p);
+  }
+  cr_assert_geq(barriers, 4, "the shared-memory warp reduce and scan sync at every step; PTX:\n%s", ptx.data);
+  free(info);
+  free(error);
+  free(nvrtc_log);
+  free(payload);
+  free(user.data);
+  free(bundle.data);
+  free(ptx.data);
+  free(src);
+  free(dir);
+}
+
 Test(link, custom_operator, .timeout = 600)
 {
   /* the user's operator, defined in the kernel's own code, called by block and warp primitives: inlined */

@@ -28,15 +28,16 @@ WARP_DEFER_TILES = 64
 
 @dataclass(frozen=True)
 class Plan:
-    first: str      # "warp", "warpu" (unbounded registers) or "block"
+    first: str      # "warp", "warpu" (unbounded registers), "block" or "run" (CUDA C only so far: a block
+                    # per run of consecutive segments, bench/segreduce/kernels.cu sr_run)
     lanes: int      # the warp stage's logical warp (0 for block)
     defer: int      # items: longer segments go to the tail, in chunks
 
     @property
     def kernel(self):
         """The kernel's name (bench/segreduce/kernels.cu and cooplink.numba.segmented alike)."""
-        if self.first == "block":
-            return "sr_block"
+        if self.first in ("block", "run"):
+            return f"sr_{self.first}"
         return f"sr_warp{self.lanes}" + ("u" if self.first == "warpu" else "")
 
     def __str__(self):
@@ -48,6 +49,8 @@ def fixed_grid(first, lanes, n_seg, sm_count):
     (grid-stride beyond 32 blocks an SM)."""
     if first == "block":
         return n_seg
+    if first == "run":  # runs of up to a block's threads of segments, at least 16 runs an SM
+        return max(-(-n_seg // THREADS), min(n_seg, sm_count * 16))
     return min(-(-n_seg // (THREADS // lanes * SEGS_IN_FLIGHT)), sm_count * 32)
 
 
