@@ -15,7 +15,8 @@
  * --cpu-only stops after generating and linking (no driver needed). --save DIR keeps each shard's
  * cubin and temp sizes; --prebuilt DIR runs those instead of building (tests/gpu/prepare.sh builds
  * them on the CPU machine, where the build is cheaper than device time). --slice K/N builds and runs
- * only the shards s with s % N == K, so that N processes share the suite (tests/gpu/sanitize.sh). */
+ * only the shards s with s % N == K, so that N processes share the suite (tests/gpu/sanitize.sh); --only I
+ * runs case I alone (of those built or prebuilt with the same options). */
 #include <cooplink/coopgen.h>
 #include <jansson.h>
 #include <math.h>
@@ -447,6 +448,8 @@ static shard *shards;
 static int n_shards;
 static atomic_int next_shard;
 static int slice_k, slice_n = 1; /* --slice K/N: only the shards s with s % N == K */
+static int only = -1;             /* --only I: run case I alone (a sanitizer that stops at the first error) */
+#define COUNTED(i) (!shards[(i) / SHARD].skip && (only < 0 || (i) == only))
 
 static const char *save_dir, *prebuilt_dir;
 
@@ -862,9 +865,11 @@ int main(int argc, char **argv)
         fprintf(stderr, "gpu_suite: --slice K/N with 0 <= K < N\n");
         return 2;
       }
+    } else if (!strcmp(argv[i], "--only") && i + 1 < argc) {
+      only = atoi(argv[++i]);
     } else {
       fprintf(stderr, "usage: gpu_suite [--cpu-only] [--arch N] [--jobs N] [--seed N] [--filter TEXT] [--work DIR] [--save DIR | "
-              "--prebuilt DIR] [--catalog DIR] [--short-temp BYTES] [--slice K/N]\n");
+              "--prebuilt DIR] [--catalog DIR] [--short-temp BYTES] [--slice K/N] [--only CASE]\n");
       return 2;
     }
   }
@@ -917,7 +922,7 @@ int main(int argc, char **argv)
     }
   if (cpu_only) {
     for (int i = 0; i < n_cases; ++i)
-      if (!shards[i / SHARD].skip) cases[i].failed ? ++failed : ++passed;
+      if (COUNTED(i)) cases[i].failed ? ++failed : ++passed;
     printf("(cpu-only: built, not run)\n%d passed, %d failed\n", passed, failed);
     return failed ? 1 : 0;
   }
@@ -932,6 +937,7 @@ int main(int argc, char **argv)
       continue;
     }
     for (int i = shards[s].first; i < shards[s].first + shards[s].count; ++i) {
+      if (only >= 0 && i != only) continue;
       kase *k = &cases[i];
       int runs = (k->fam == FAM_SCAN && k->var < 2) || k->fam == FAM_WSCAN ? 2 : 1;
       for (int sh = 0; sh < (is_warp_fam(k->fam) ? 2 : 1); ++sh)
@@ -940,7 +946,7 @@ int main(int argc, char **argv)
     D->cuModuleUnload(mod);
   }
   for (int i = 0; i < n_cases; ++i)
-    if (!shards[i / SHARD].skip) cases[i].failed ? ++failed : ++passed;
+    if (COUNTED(i)) cases[i].failed ? ++failed : ++passed;
   printf("run: %.1f s\n", now() - t1);
   /* coverage of the sweep */
   int shapes_seen[N_SHAPES] = {0}, items_seen[4] = {0};
@@ -964,7 +970,7 @@ int main(int argc, char **argv)
     for (int v = 0; v < N_VARS[f]; ++v) {
       int np = 0, nf = 0;
       for (int i = 0; i < n_cases; ++i)
-        if (cases[i].fam == f && cases[i].var == v && !shards[i / SHARD].skip) cases[i].failed ? ++nf : ++np;
+        if (cases[i].fam == f && cases[i].var == v && COUNTED(i)) cases[i].failed ? ++nf : ++np;
       printf("  %-13s %-17s %5d passed %5d failed\n", FAMS[f], VARS[f][v], np, nf);
     }
   printf("%d passed, %d failed\n", passed, failed);

@@ -22,28 +22,31 @@ repo=$OLDPWD
 export COOPLINK_CACHE=${COOPLINK_CACHE:-/tmp/cooplink-cache}
 "$py" -m cooplink
 if { [ "$what" = suite ] || [ "$what" = all ]; } && [ -n "${SANITIZE:-}" ]; then
-  # SANITIZE="memcheck racecheck synccheck": the suite under each tool at once (its 14 processes shared
-  # among them; every process of the suite's is instrumented), errors summed over every process's log
+  # SANITIZE="memcheck racecheck synccheck": the suite under each tool at once, 14 shards of the suite
+  # shared among them, each shard a process of its own under its own compute-sanitizer (and log)
   tools=($SANITIZE)
+  shards=$((14 / ${#tools[@]}))
   logs=$(mktemp -d)
   for tool in "${tools[@]}"; do
-    (
-      t0=$SECONDS
-      COOPLINK_CATALOG="$repo/.gpupycat" timeout "${SANITIZE_TIMEOUT:-560}" compute-sanitizer --tool "$tool" \
-        --target-processes all --error-exitcode 99 --print-limit 50 --log-file "$logs/$tool.%p.log" \
-        "$py" "$repo/tests/gpu/python_suite.py" --jobs $((14 / ${#tools[@]})) --filter "$filter" > "$logs/$tool.out" 2>&1
-      echo "$? $((SECONDS - t0))" > "$logs/$tool.rc"
-    ) &
+    for ((k = 0; k < shards; ++k)); do
+      (
+        t0=$SECONDS
+        COOPLINK_CATALOG="$repo/.gpupycat" timeout "${SANITIZE_TIMEOUT:-560}" compute-sanitizer --tool "$tool" \
+          --error-exitcode 99 --print-limit 50 --log-file "$logs/$tool.$k.log" \
+          "$py" "$repo/tests/gpu/python_suite.py" --shard "$k/$shards" --filter "$filter" > "$logs/$tool.$k.out" 2>&1
+        echo "$? $((SECONDS - t0))" > "$logs/$tool.$k.rc"
+      ) &
+    done
   done
   wait
   for tool in "${tools[@]}"; do
-    read -r rc secs < "$logs/$tool.rc"
     { grep -h 'SUMMARY:' "$logs/$tool".*.log; grep -h -m 20 -v 'SUMMARY:' "$logs/$tool".*.log; } > "${OUT:-/tmp}/py_$tool.log"
-    grep '^FAIL' "$logs/$tool.out" | head -5
-    echo "python suite under $tool: $(grep -E '^[0-9]+ passed, [0-9]+ failed$' "$logs/$tool.out" | tail -n 1)," \
-      "exit code $rc, $(ls "$logs/$tool".*.log | wc -l) processes, $(grep -h 'SUMMARY:' "$logs/$tool".*.log |
+    grep -h '^FAIL' "$logs/$tool".*.out | head -5
+    echo "python suite under $tool: $(cat "$logs/$tool".*.out | awk '/^[0-9]+ passed, [0-9]+ failed$/ {p += $1; f += $3}
+      END {printf "%d passed, %d failed", p, f}') in $shards processes, exit codes $(cat "$logs/$tool".*.rc | awk '{printf "%s ", $1}')," \
+      "$(grep -h 'SUMMARY:' "$logs/$tool".*.log | wc -l) sanitizer summaries, $(grep -h 'SUMMARY:' "$logs/$tool".*.log |
       awk '/ERROR SUMMARY/ {e += $(NF - 1) + 0} /RACECHECK SUMMARY/ {match($0, /\(([0-9]+) error/); e += substr($0, RSTART + 1) + 0}
-           END {print e + 0}') sanitizer errors, $secs s"
+           END {print e + 0}') sanitizer errors, $(cat "$logs/$tool".*.rc | awk '$2 > m {m = $2} END {print m + 0}') s"
   done
 elif [ "$what" = suite ] || [ "$what" = all ]; then
   COOPLINK_CATALOG="$repo/.gpupycat" "$py" "$repo/tests/gpu/python_suite.py" --jobs 14 --filter "$filter" | tee "${OUT:-/tmp}/python_suite.txt" | tail -n 40

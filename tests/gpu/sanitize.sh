@@ -33,10 +33,13 @@ for part in $parts; do
       done
       ;;
     planted)
+      # a case a process: memcheck's first error in a kernel ends what the process can launch
       (
-        compute-sanitizer --tool memcheck --print-limit 1000000 --show-backtrace no --log-file "$tmp/planted.log" \
-          build/tests/gpu_suite --jobs 2 --prebuilt .gpuwork/planted --filter _f32_t128_ --short-temp 100000000 \
-          > "$tmp/planted.out" 2>&1
+        cat .gpuwork/planted/*.temp | wc -l > "$tmp/planted.count"
+        seq 0 $(($(cat "$tmp/planted.count") - 1)) | xargs -P 4 -I{} sh -c \
+          'compute-sanitizer --tool memcheck --print-limit 10 --show-backtrace no --log-file "$1/planted.$2.log" \
+             build/tests/gpu_suite --jobs 1 --prebuilt .gpuwork/planted --filter _f32_t128_ --only "$2" \
+             --short-temp 100000000 > "$1/planted.$2.out" 2>&1' _ "$tmp" {}
         echo "$? $((SECONDS - t0))" > "$tmp/planted.rc"
       ) &
       ;;
@@ -73,13 +76,16 @@ $summaries of $slices sanitizer summaries, $(count "$tmp/$part".*.log); $longest
       ;;
     planted)
       read -r rc secs < "$tmp/planted.rc"
+      cat "$tmp"/planted.*.out > "$tmp/planted.out"
+      cat "$tmp"/planted.*.log > "$tmp/planted.log"
       grep -o '^short temp: case_[0-9]*' "$tmp/planted.out" | awk '{print $3}' | sort -u > "$tmp/short"
       grep -o 'case_[0-9]*' "$tmp/planted.log" | sort -u > "$tmp/flagged"
       missed=$(comm -23 "$tmp/short" "$tmp/flagged")
       [ -z "$missed" ] || { echo "planted: not reported by memcheck:"; grep -F -w -f <(echo "$missed") "$tmp/planted.out" | head -20; }
-      summary+=("planted: $(wc -l < "$tmp/short") cases given no temp storage, $(comm -12 "$tmp/short" "$tmp/flagged" | wc -l) \
-reported by memcheck (exit code $rc), $secs s")
-      grep -o '^short temp: case_[0-9]* [a-z_0-9]*' "$tmp/planted.out" | head -3 > "$out/cs_planted.log"
+      summary+=("planted: $(cat "$tmp/planted.count") cases, $(wc -l < "$tmp/short") given no temp storage (all they need), \
+$(comm -12 "$tmp/short" "$tmp/flagged" | wc -l) reported by memcheck, $secs s")
+      { grep -h '^short temp: case_[0-9]* [a-z_0-9]*' "$tmp/planted.out" | head -3
+        grep -h -A3 'Invalid __shared__' "$tmp/planted.log" | head -8; } > "$out/cs_planted.log"
       ;;
   esac
 done
