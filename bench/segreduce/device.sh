@@ -44,8 +44,8 @@ stage() {  # stage NAME SECONDS COMMAND...: the command's output in $OUT/NAME.lo
 
 case "$what" in
   checks)
-    COOPLINK_CATALOG=$repo/.gpubench/catalog stage check 100 python3 bench/segreduce/check_tail.py --numba
-    (cd /tmp && TAIL=12 stage suite 240 python3 "$repo/tests/gpu/segmented_suite.py")
+    COOPLINK_CATALOG=$repo/.gpubench/catalog stage check 90 python3 bench/segreduce/check_tail.py --numba
+    (cd /tmp && TAIL=12 stage suite 330 python3 "$repo/tests/gpu/segmented_suite.py")
     grep -c '^ok' "$out/suite.log" | sed 's/^/suite cases ok: /'
     grep '^FAIL' "$out/suite.log" | head -20
     TAIL=10 stage scan 150 python3 bench/scan/scan.py --gpubench .gpubench --out "$out" --rounds 5

@@ -1,5 +1,5 @@
 """GPU suite of cooplink.numba.segmented_reduce: every dtype and operator over segment-length mixes that
-take every path (the logical-warp kernels, the block kernel, segments deferred to the tail and combined
+take every path (the logical-warp kernels, the block kernel, the run kernel sr_run, segments deferred to the tail and combined
 from several chunks, empty segments, values not on a 16-byte boundary, one segment of everything, cupy
 inputs), each call made twice (the work queue a call leaves must be clean for the next), outputs
 poisoned first and compared for equality with a host reference (integer sums and products wrap around as
@@ -99,17 +99,19 @@ def run_dtype(args):
                 d_out = cuda.device_array(lens.size, dt)
                 plan = segmented._segplan.choose(n, lens.size, dt.itemsize)
                 bad = []
-                for call, byte in enumerate((b"\x5a", b"\xa5")):  # two poisons: no reference equals both
-                    poison = np.frombuffer(byte * dt.itemsize * lens.size, dt) if dt.kind in "iu" else \
-                        np.full(lens.size, np.nan, dt)
-                    d_out.copy_to_device(poison)
-                    coop.segmented_reduce(d_x, d_off, d_out, op)
-                    got = d_out.copy_to_host()
-                    wrong = np.flatnonzero(got != ref)  # (the poison, NaN or 0x5a.., never equals)
-                    if wrong.size:
-                        i = wrong[0]
-                        bad.append(f"call {call + 1}: {wrong.size} wrong, segment {i} (length {lens[i]}): "
-                                   f"got {got[i]!r}, want {ref[i]!r}")
+                # the chosen plan, then sr_run (a block per run of consecutive segments), same deferral
+                for p in (None, segmented._segplan.Plan("run", 0, plan.defer)):
+                    for call, byte in enumerate((b"\x5a", b"\xa5")):  # two poisons: no reference equals both
+                        poison = np.frombuffer(byte * dt.itemsize * lens.size, dt) if dt.kind in "iu" else \
+                            np.full(lens.size, np.nan, dt)
+                        d_out.copy_to_device(poison)
+                        coop.segmented_reduce(d_x, d_off, d_out, op, plan=p)
+                        got = d_out.copy_to_host()
+                        wrong = np.flatnonzero(got != ref)  # (the poison, NaN or 0x5a.., never equals)
+                        if wrong.size:
+                            i = wrong[0]
+                            bad.append(f"{p or plan} call {call + 1}: {wrong.size} wrong, segment {i} (length "
+                                       f"{lens[i]}): got {got[i]!r}, want {ref[i]!r}")
                 left = segmented.queue_words_left()
                 if left:
                     bad.append(f"{left} words of the work queue left non-zero")

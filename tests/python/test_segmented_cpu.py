@@ -94,7 +94,8 @@ def test_identities_are_cubs():
 
 @pytest.mark.parametrize("dtype,op,name", [
     (np.float32, "sum", "sr_block"), (np.float32, "max", "sr_warp8"), (np.float64, "sum", "sr_warp32u"),
-    (np.int8, "min", "sr_warp4"), (np.float16, "prod", "sr_block")])
+    (np.int8, "min", "sr_warp4"), (np.float16, "prod", "sr_block"), (np.float32, "sum", "sr_run"),
+    (np.float64, "max", "sr_run"), (np.int8, "min", "sr_run"), (np.float16, "prod", "sr_run")])
 def test_kernels_link_inlined(device_functions_without_gpu, dtype, op, name):
     k = segmented.kernel(np.dtype(dtype).str, op, name)
     nb = types.float16 if dtype == np.float16 else getattr(types, np.dtype(dtype).name)

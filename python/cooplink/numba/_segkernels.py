@@ -387,6 +387,10 @@ def _kernel(dtype, op, name, min_blocks):
                 tail(d_in, off, sh, out, q, items, partial, done, capacity, share_blocks)
         return sr_block
 
+    if name == "sr_run":
+        return _run_kernel(dtype, op, nb, vec, ident, opf, at, bload, brange, bred, start, reserve_add,
+                           write_items, chunk_count, tail, NONE)
+
     if not name.startswith("sr_warp"):
         raise ValueError(f"no segmented-reduction kernel {name!r}")
     bounded = not name.endswith("u")
@@ -455,3 +459,174 @@ def _kernel(dtype, op, name, min_blocks):
             tail(d_in, off, sh, out, q, items, partial, done, capacity, share_blocks)
     # (sr_warp<L>u: four tiles in flight a lane and up to 64 registers, as kernels.cu)
     return cuda.jit(launch_bounds=(THREADS, min_blocks))(sr_warp)
+
+
+def _run_kernel(dtype, op, nb, vec, ident, opf, at, bload, brange, bred, start, reserve_add, write_items,
+                chunk_count, tail, NONE):
+    """sr_run: a block per run of up to THREADS consecutive segments, their items read as one range
+    (kernels.cu sr_run, whose comments explain it): tiles of four vectors a thread (BlockLoad vectorize,
+    blocked), each thread's items reduced segment by segment, a segment's partial carried from thread to
+    thread and tile to tile by an exclusive BlockScan with a running prefix over (value, ends here) records
+    with the segmented operator."""
+    from numba import cuda
+    from . import _primitive, block
+    from . import local as coop_local
+    i32, u32 = np.int32, np.uint32
+    ipt4 = min(4 * vec, 32)  # four vectors a thread (two of 1-byte items: a BlockLoad takes up to 32 items)
+    btile = THREADS * vec
+    so_len, mask_words = THREADS + 1, THREADS // 32
+    pair = np.dtype([("v", dtype), ("end", np.int32)], align=True)
+    pr = _primitive.numba_dtype(pair)
+
+    def segop(x, y, o):  # kernels.cu SR_SEGOP: b's value alone when a segment ends in b
+        e = y.end
+        v = y.v if e != 0 else opf(x.v, y.v)
+        o.end = x.end | e
+        o.v = v
+
+    # (called with running=: the running prefix seeds each tile; the initial value is the factory's due)
+    bscan = block.make_exclusive_scan(pair, THREADS, segop, 1, initial_value=(identity(dtype, op).item(), 0),
+                                      algorithm="warp_scans")
+    bload4 = block.make_load(dtype, THREADS, ipt4, "vectorize")
+    bloadgd = block.make_load(dtype, THREADS, vec, "direct")
+
+    def make_tile(IPT):
+        @cuda.jit(device=True, inline="always")
+        def run_tile(x, u, lo, hi, so, ks, ke, out, s0, run):
+            """One tile: this thread's IPT items x from position u, of which [lo, hi) are the range's
+            (kernels.cu sr_run_tile)."""
+            mine = coop_local.array(1, pr)
+            carry = coop_local.array(1, pr)
+            mine[0].v = ident()
+            mine[0].end = 0
+            head = ident()
+            kh = i32(-1)
+            if lo < hi:
+                a, b = ks, ke  # the last k with so[k] <= lo: lo's segment, not empty
+                while b - a > 1:
+                    m = i32((a + b) >> 1)
+                    if so[m] <= lo:
+                        a = m
+                    else:
+                        b = m
+                k = a
+                end = so[k + 1]
+                acc = ident()
+                for i in range(IPT):
+                    p = i32(u + i)
+                    if p >= lo and p < hi:
+                        acc = opf(acc, x[i])
+                        if p + 1 == end:  # segment k ends here
+                            if kh < 0:
+                                head = acc  # its earlier part comes from the scan
+                                kh = k
+                            else:
+                                out[u32(s0 + k)] = acc
+                            acc = ident()
+                            k = i32(k + 1)
+                            while k < ke and so[k + 1] <= p + 1:  # (empty: written when the group starts)
+                                k = i32(k + 1)
+                            end = so[k + 1] if k < ke else i32(0x7FFFFFFF)
+                mine[0].v = acc
+                mine[0].end = 1 if kh >= 0 else 0
+            bscan(mine, carry, running=run)
+            if kh >= 0:
+                out[u32(s0 + kh)] = opf(carry[0].v, head)
+            cuda.syncthreads()  # the scan's temp storage is reused
+        return run_tile
+
+    tile4, tile1 = make_tile(ipt4), make_tile(vec)
+
+    @cuda.jit(device=True, inline="always")
+    def run_range(d_in, a, e, so, ks, ke, out, s0):
+        """The items [a, e) of segments so[ks..ke] (results at out[s0 + k]), tile by tile."""
+        run = coop_local.array(1, pr)
+        run[0].v = ident()
+        run[0].end = 0
+        x4 = cuda.local.array(ipt4, nb)
+        x1 = cuda.local.array(vec, nb)
+        tid = i32(cuda.threadIdx.x)
+        p = i32(a - a % vec)  # (values are indexed from a 16-byte boundary)
+        while i32(p + THREADS * ipt4) <= e:
+            bload4(at(d_in, p), x4)
+            u = i32(p + tid * ipt4)
+            tile4(x4, u, max(u, a), min(i32(u + ipt4), e), so, ks, ke, out, s0, run)
+            p = i32(p + THREADS * ipt4)
+        while i32(p + btile) <= e:
+            bload(at(d_in, p), x1)
+            u = i32(p + tid * vec)
+            tile1(x1, u, max(u, a), min(i32(u + vec), e), so, ks, ke, out, s0, run)
+            p = i32(p + btile)
+        if p < e:
+            bloadgd(at(d_in, p), x1, i32(e - p), ident())
+            u = i32(p + tid * vec)
+            tile1(x1, u, max(u, a), min(i32(u + vec), e), so, ks, ke, out, s0, run)
+
+    @cuda.jit(device=True, inline="always")
+    def next_bit(mask, k0, g):
+        """The first k >= k0 whose bit is set in mask, or g when none (kernels.cu sr_next_bit)."""
+        w = i32(k0 // 32)
+        while w * 32 < g:
+            m = mask[w]
+            if w == k0 // 32:
+                m &= u32(0xFFFFFFFF) << u32(k0 % 32)
+            if m != 0:
+                return min(i32(w * 32 + cuda.popc((m & (~m + u32(1))) - u32(1))), g)
+            w = i32(w + 1)
+        return g
+
+    @cuda.jit(launch_bounds=THREADS)
+    def sr_run(d_in, off, sh, out, n_seg, defer_items, use_tail, q, items, partial, done, capacity, share_blocks):
+        so = cuda.shared.array(so_len, np.int32)
+        deferred = cuda.shared.array(mask_words, np.uint32)
+        first = cuda.shared.array(THREADS, np.uint32)
+        if use_tail:
+            start(q)
+        tid = i32(cuda.threadIdx.x)
+        blocks = i32(share_blocks) if use_tail else i32(cuda.gridDim.x)
+        group = i32(min((n_seg + blocks - 1) // max(blocks, 1), THREADS))
+        s0 = i32(cuda.blockIdx.x) * group
+        while i32(cuda.blockIdx.x) < blocks and s0 < n_seg:
+            g = i32(min(group, n_seg - s0))
+            if tid <= g:
+                so[tid] = i32(off[u32(s0 + tid)] + sh)
+            if tid < THREADS // 32:
+                deferred[tid] = 0
+            cuda.syncthreads()
+            n = i32(0)
+            if tid < g:
+                n = i32(so[tid + 1] - so[tid])
+                if n <= 0:  # (an empty segment; an end before its start, as CUB: empty)
+                    out[u32(s0 + tid)] = ident()
+                if use_tail and n > defer_items:
+                    f = reserve_add(q, capacity, chunk_count(n))
+                    first[tid] = f
+                    if f != NONE:
+                        cuda.atomic.or_(deferred, tid // 32, u32(1) << u32(tid % 32))
+            ranges = cuda.syncthreads_or(1 if n < 0 else 0) == 0  # offsets that decrease: a segment at a time
+            d = next_bit(deferred, 0, g)
+            while d < g:  # the deferred segments' work items (rare), by every thread
+                write_items(s0 + d, i32(so[d + 1] - so[d]), first[d], tid, THREADS, items)
+                d = next_bit(deferred, i32(d + 1), g)
+            if ranges:
+                k0 = i32(0)
+                while k0 < g:
+                    k1 = next_bit(deferred, k0, g)
+                    if so[k1] > so[k0]:
+                        run_range(d_in, so[k0], so[k1], so, k0, k1, out, s0)
+                    k0 = i32(k1 + 1)
+            else:
+                j = i32(0)
+                while j < g:  # (what sr_block does)
+                    if so[j + 1] > so[j] and (deferred[j // 32] >> u32(j % 32)) & u32(1) == 0:
+                        agg = bred(brange(d_in, so[j], so[j + 1], tid, ident()))
+                        if tid == 0:
+                            out[u32(s0 + j)] = agg
+                        cuda.syncthreads()
+                    j = i32(j + 1)
+            cuda.syncthreads()  # so and deferred are reused
+            s0 = i32(s0 + blocks * group)
+        if use_tail:
+            tail(d_in, off, sh, out, q, items, partial, done, capacity, share_blocks)
+    return sr_run
+
