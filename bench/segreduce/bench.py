@@ -343,7 +343,8 @@ def run_config(cp, mods, cub, numba_k, tc, op, dist, d_x, x64, rounds, rng, sm_c
         if ceil and "gbs" in r:
             r["share"] = r["gbs"] / ceil
     res["ratios"] = {}
-    for kern in ("block", "warp4", "warp8", "warp16", "warp32", "warp4u", "warp8u", "warp16u", "warp32u", "adaptive"):
+    for kern in ("block", "run", "warp4", "warp8", "warp16", "warp32", "warp4u", "warp8u", "warp16u", "warp32u",
+                 "adaptive"):
         for other in ("whole", "nvcc"):
             v = R.ratio(f"cooplink {kern}", f"{other} {kern}")
             if v is not None:

@@ -1,6 +1,6 @@
 """bench.py --numba: the Numba kernels of cooplink.numba.segmented (the library function's; the same
 algorithms, tiles, lane counts and launch bounds as kernels.cu) timed beside the CUDA C ones: the fixed
-kernels (block, warp8/16/32: no tail) and `segmented_reduce` itself, which picks its kernel by the plan
+kernels (block, run, warp8/16/32: no tail) and `segmented_reduce` itself, which picks its kernel by the plan
 both share and launches it once.
 
     k = Kernels(); k.add(R, cp, op, d_x, d_off, d_out, n_seg, bytes_, sm_count)
@@ -35,6 +35,10 @@ class Kernels:
         k = seg.kernel(dt, op, "sr_block")
         R.add("numba block", lambda: k[n_seg, THREADS](x, o, *fixed), d_out, bytes_)
         resources("numba block", k)
+        r = seg.kernel(dt, op, "sr_run")
+        rgrid = seg._segplan.fixed_grid("run", 0, n_seg, sm_count)
+        R.add("numba run", lambda: r[rgrid, THREADS](x, o, *fixed), d_out, bytes_)
+        resources("numba run", r)
         for L in (8, 16, 32):
             for mb in (None,) + tuple(self.explore_min_blocks):
                 g = seg.kernel(dt, op, f"sr_warp{L}", mb)

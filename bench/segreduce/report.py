@@ -12,7 +12,7 @@ LENGTHS = ["32", "128", "1024", "8192", "65536", "1M", "random", "heavy"]
 # issue 10's targets for float32: share of the read ceiling for cooplink's adaptive launcher
 TARGET = {"32": 0.80, "128": 0.97, "1024": 0.97, "8192": 0.97, "65536": 0.97, "1M": 0.97, "random": 0.95,
           "heavy": 0.90}
-FIXED = ["block", "warp4", "warp8", "warp16", "warp32", "warp4u", "warp8u", "warp16u", "warp32u"]
+FIXED = ["block", "run", "warp4", "warp8", "warp16", "warp32", "warp4u", "warp8u", "warp16u", "warp32u"]
 BASELINES = ["cub::DeviceSegmentedReduce", "torch.segment_reduce", "talk's shared-memory tree"]
 
 
@@ -82,7 +82,7 @@ def every_kernel(res, lines):
     lines += ["## Every kernel (share of the read ceiling; fixed kernels take every segment length as it comes)",
               ""]
     labels = (["cooplink adaptive"] + [f"cooplink {k}" for k in FIXED] + BASELINES +
-              [f"numba {k}" for k in ("adaptive", "block", "warp8", "warp16", "warp32")])
+              [f"numba {k}" for k in ("adaptive", "block", "run", "warp8", "warp16", "warp32")])
     for tc in ("f32", "f64", "i32"):
         for op in ("sum", "max"):
             cs = configs(res, tc, op)
@@ -144,7 +144,7 @@ def numba_vs_c(res, lines):
               "itself (its argument checks and launch included).", "",
               "| kernel | Numba / CUDA C: min .. max (median) | registers Numba / C | Numba local bytes | "
               "within 1.02 |", "|---|---|---|---|---|"]
-    for k in ("block", "warp8", "warp16", "warp32", "adaptive"):
+    for k in ("block", "run", "warp8", "warp16", "warp32", "adaptive"):
         v = [c["ratios"][f"numba {k} / cooplink"] for c in res["configs"] if f"numba {k} / cooplink" in c["ratios"]]
         if not v:
             continue
