@@ -17,7 +17,21 @@ struct warp_load
   {
     T local[N];
     temp_binding<temp_t> t(temp);
-    cub_t(t.get()).Load(src, local);
+    if constexpr (A == cub::WARP_LOAD_VECTORIZE)
+    {
+      // CUB 3.0's WarpLoad<..., WARP_LOAD_VECTORIZE> declares its pointer overloads of Load as templates
+      // whose parameter nothing deduces, so a pointer takes the iterator overload: LoadDirectBlocked, one
+      // scalar load an item (bench/segreduce's warp kernels: four 4-byte loads where a 16-byte one was
+      // meant). This is what those overloads call (the vectorized load, or the blocked one when src is not
+      // aligned to the vector), with WarpLoad's lane.
+      (void) t;
+      const int lane = L == 32 ? int(::cuda::ptx::get_sreg_laneid()) : int(::cuda::ptx::get_sreg_laneid() % L);
+      cub::InternalLoadDirectBlockedVectorized<cub::LOAD_DEFAULT>(lane, src, local);
+    }
+    else
+    {
+      cub_t(t.get()).Load(src, local);
+    }
     copy_out(items, local);
   }
 

@@ -221,6 +221,38 @@ Test(link, non_power_of_two_logical_warps_sync_their_own_lanes, .timeout = 600)
   free(dir);
 }
 
+/* CUB 3.0's WarpLoad<..., WARP_LOAD_VECTORIZE> never vectorized a pointer (its pointer overloads of Load are
+ * templates on a parameter nothing deduces, so the iterator overload loads an item at a time);
+ * primitives/warp_load.cuh calls the vectorized load itself. The linked kernel loads 16-byte vectors (and
+ * keeps CUB's item-by-item path for a pointer off a 16-byte boundary). */
+Test(link, warp_load_vectorize_loads_vectors, .timeout = 600)
+{
+  coop_gen_group g[] = {{.family = "warp_load", .type = "f32", .warp = "8", .items = "4", .algorithm = "vectorize"}};
+  char *dir = coopt_tmpdir();
+  coopt_generate(g, 1, "wl", "sm_90", dir);
+  const char *src = "#include \"wl.h\"\n"
+                    "extern \"C\" __global__ void k(const float *in, float *out) {\n"
+                    "  float x[4];\n"
+                    "  coop_warp_load_f32_w8_i4_vectorize(in + (threadIdx.x / 8) * 32, x, 0);\n"
+                    "  out[threadIdx.x] = x[0] + x[1] + x[2] + x[3];\n}\n";
+  coopt_blob user = {0}, bundle = {0}, ptx = {0};
+  char *nvrtc_log = NULL, *info = NULL, *error = NULL;
+  cr_assert_eq(coopt_compile(src, 90, dir, &user, &nvrtc_log), 0, "%s", nvrtc_log);
+  char *payload = coopt_fmt("%s/wl.sm_90.ltoir", dir);
+  cr_assert_eq(coopt_read(payload, &bundle), 0);
+  coopt_blob in[2] = {user, bundle};
+  cr_assert_eq(coopt_link(90, in, 2, 1, NULL, &ptx, &info, &error), 0, "%s", error);
+  cr_assert_not_null(strstr(ptx.data, "ld.global.v4.f32"), "no 16-byte load in the linked PTX:\n%s", ptx.data);
+  free(info);
+  free(error);
+  free(nvrtc_log);
+  free(payload);
+  free(user.data);
+  free(bundle.data);
+  free(ptx.data);
+  free(dir);
+}
+
 Test(link, custom_operator, .timeout = 600)
 {
   /* the user's operator, defined in the kernel's own code, called by block and warp primitives: inlined */
