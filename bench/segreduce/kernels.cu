@@ -52,6 +52,9 @@
 #define SR_WARP_MIN_BLOCKS 1 /* blocks an SM must hold (prepare.sh: 8 for 4-byte types, 6 for 8-byte: no spills) */
 #endif
 #define SR_BTILE (SR_THREADS * SR_N)
+#ifndef SR_RUN_MIN_BLOCKS
+#define SR_RUN_MIN_BLOCKS 1 /* sr_run: blocks an SM must hold (modules.sh: 4 for 4-byte types; 8-byte ones, 107 registers, spill 36 bytes at 3) */
+#endif
 
 #define WLOAD(L) CAT4(coop_warp_load_, SR_TC, CAT(_w, L), CAT3(_i, SR_N, _vectorize))
 #define WLOADG(L) CAT4(coop_warp_load_guarded_, SR_TC, CAT(_w, L), CAT3(_i, SR_N, _striped))
@@ -544,7 +547,7 @@ __device__ __forceinline__ int sr_next_bit(const unsigned *mask, int k0, int gro
   return group;
 }
 
-extern "C" __global__ void __launch_bounds__(SR_THREADS)
+extern "C" __global__ void __launch_bounds__(SR_THREADS, SR_RUN_MIN_BLOCKS)
   sr_run(const SR_T *in, const int *off, SR_T *out, int n_seg, long long defer, sr_queue *q,
          unsigned long long *items, SR_T *partial, unsigned *done, unsigned capacity, unsigned share_blocks)
 {

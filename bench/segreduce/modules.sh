@@ -72,7 +72,7 @@ bm_reduce() {
   local defs=(-Xnvrtc "-DSR_T=$ct" -Xnvrtc "-DSR_TC=$tc" -Xnvrtc "-DSR_TCU=$tcu" -Xnvrtc "-DSR_TC_$tcu"
               -Xnvrtc "-DOP_$(echo "$op" | tr a-z A-Z)" -Xnvrtc "-DSR_N=$n" -Xnvrtc "-DSR_N4=$((n * 4))"
               -Xnvrtc "-DSR_ID=$id" -Xnvrtc "-DSR_CHUNK=$((65536 / (n == 2 ? 8 : 4)))"
-              -Xnvrtc "-DSR_WARP_MIN_BLOCKS=$((n == 2 ? 6 : 8))"
+              -Xnvrtc "-DSR_WARP_MIN_BLOCKS=$((n == 2 ? 6 : 8))" -Xnvrtc "-DSR_RUN_MIN_BLOCKS=$((n == 2 ? 2 : 4))"
               -Xnvrtc "-DBRED_TEMP_BYTES=COOP_BLOCK_REDUCE_${up}_T256_I1_WARP_REDUCTIONS_TEMP_BYTES")
   bm_link segreduce bench/segreduce/kernels.cu "$cat" "$d" "${defs[@]}"
   "$COOPLINK" link --arch "$ARCH" --no-cache --no-generate "${defs[@]}" bench/segreduce/baselines.cu \
