@@ -562,7 +562,8 @@ extern "C" __global__ void __launch_bounds__(SR_THREADS, SR_RUN_MIN_BLOCKS)
   const SR_T id = SR_ID;
   for (long long s0 = (long long)blockIdx.x * group; blockIdx.x < blocks && s0 < n_seg; s0 += (long long)blocks * group) {
     const int g = (int)min((long long)group, n_seg - s0), k = threadIdx.x;
-    if (k <= g) so[k] = off[s0 + k];
+    if (k < g) so[k] = off[s0 + k];
+    if (k == 0) so[g] = off[s0 + g]; /* (g may be SR_THREADS) */
     if (k < SR_THREADS / 32) deferred[k] = 0;
     __syncthreads();
     int len = 0;

@@ -588,8 +588,10 @@ def _run_kernel(dtype, op, nb, vec, ident, opf, at, bload, brange, bred, start, 
         s0 = i32(cuda.blockIdx.x) * group
         while i32(cuda.blockIdx.x) < blocks and s0 < n_seg:
             g = i32(min(group, n_seg - s0))
-            if tid <= g:
+            if tid < g:
                 so[tid] = i32(off[u32(s0 + tid)] + sh)
+            if tid == 0:  # (g may be THREADS)
+                so[g] = i32(off[u32(s0 + g)] + sh)
             if tid < THREADS // 32:
                 deferred[tid] = 0
             cuda.syncthreads()
