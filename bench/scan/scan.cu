@@ -2,7 +2,8 @@
 // BlockScan with a running prefix (the carry of the tiles before), BlockStore. Two builds as in
 // bench/segreduce/kernels.cu: linked by cooplink, or with the wrappers' CUDA source in this translation
 // unit (-DCOOP_WHOLE_PROGRAM). Parameters (-D): SC_T, SC_TC, SC_N (items a thread holds: two 16-byte
-// vectors), SC_V (items a vector holds).
+// vectors), SC_V (items a vector holds), SC_THREADS (256, or 1024 for long segments: with 256 segments of
+// 1M items a block of 256 threads per segment keeps too few loads in flight, two blocks an SM).
 //
 // Tiles: full tiles on a 16-byte boundary load and store as vectors (blocked, coalesced), the next SC_D
 // tiles' loads issued before this one is scanned (a segment of 1M items has one block for the whole of it:
@@ -15,16 +16,19 @@
 
 #include "paste.h"
 
-#define SC_THREADS 256
+#ifndef SC_THREADS
+#define SC_THREADS 256 /* (1024: the build for long segments, a quarter as many blocks with four times the loads) */
+#endif
 #ifndef SC_D
 #define SC_D 2 /* full tiles in flight a block (4 measured worse: 61 registers, f32 0.80-0.81 for 4096..65536, 0.755 for 1M) */
 #endif
 #define SC_TILE (SC_THREADS * SC_N)
-#define BLOAD CAT4(coop_block_load_, SC_TC, _t256, CAT3(_i, SC_N, _vectorize))
-#define BLOADG CAT4(coop_block_load_guarded_, SC_TC, _t256, CAT3(_i, SC_N, _direct))
-#define BSTORE CAT4(coop_block_store_, SC_TC, _t256, CAT3(_i, SC_N, _vectorize))
-#define BSTOREG CAT4(coop_block_store_guarded_, SC_TC, _t256, CAT3(_i, SC_N, _direct))
-#define BSCAN CAT4(coop_block_exclusive_scan_sum_prefix_, SC_TC, _t256, CAT3(_i, SC_N, _warp_scans))
+#define SC_T_ CAT(_t, SC_THREADS)
+#define BLOAD CAT4(coop_block_load_, SC_TC, SC_T_, CAT3(_i, SC_N, _vectorize))
+#define BLOADG CAT4(coop_block_load_guarded_, SC_TC, SC_T_, CAT3(_i, SC_N, _direct))
+#define BSTORE CAT4(coop_block_store_, SC_TC, SC_T_, CAT3(_i, SC_N, _vectorize))
+#define BSTOREG CAT4(coop_block_store_guarded_, SC_TC, SC_T_, CAT3(_i, SC_N, _direct))
+#define BSCAN CAT4(coop_block_exclusive_scan_sum_prefix_, SC_TC, SC_T_, CAT3(_i, SC_N, _warp_scans))
 
 extern "C" __global__ void __launch_bounds__(SC_THREADS) sc_block(const SC_T *in, const int *off, SC_T *out)
 {

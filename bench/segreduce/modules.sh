@@ -11,7 +11,8 @@
 #                               (coopgen --print-source) in its translation unit, through the same NVRTC +
 #                               nvJitLink; DIR/baselines.cubin; DIR/*.log: the links' verbose logs;
 #                               DIR/nvcc.args: the -D options, for an nvcc build of the whole program
-#   bm_scan TC CT N CATALOG DIR the same for bench/scan/scan.cu (no baselines)
+#   bm_scan TC CT N CATALOG DIR [THREADS]
+#                               the same for bench/scan/scan.cu (no baselines), blocks of 256 or 1024 threads
 #   bm_nvcc SOURCE CATALOG DIR  DIR/nvcc.cubin: the whole program through nvcc
 
 # type code, C type, items per 16-byte vector, lowest value
@@ -35,12 +36,16 @@ bm_symbols() {
     echo "coop_block_load_guarded_${tc}_t256_i${n}_direct"
     echo "coop_block_exclusive_scan_custom_sr${op}${tc}_prefix_srp${tc}_t256_i1_warp_scans"
   done
-  # scan: BlockLoad, BlockScan exclusive sum with a running prefix, BlockStore (two vectors a thread)
-  echo "coop_block_load_${tc}_t256_i${i}_vectorize"
-  echo "coop_block_load_guarded_${tc}_t256_i${i}_direct"
-  echo "coop_block_store_${tc}_t256_i${i}_vectorize"
-  echo "coop_block_store_guarded_${tc}_t256_i${i}_direct"
-  echo "coop_block_exclusive_scan_sum_prefix_${tc}_t256_i${i}_warp_scans"
+  # scan: BlockLoad, BlockScan exclusive sum with a running prefix, BlockStore (two vectors a thread), at 256
+  # threads and at 1024 (long segments)
+  local t
+  for t in 256 1024; do
+    echo "coop_block_load_${tc}_t${t}_i${i}_vectorize"
+    echo "coop_block_load_guarded_${tc}_t${t}_i${i}_direct"
+    echo "coop_block_store_${tc}_t${t}_i${i}_vectorize"
+    echo "coop_block_store_guarded_${tc}_t${t}_i${i}_direct"
+    echo "coop_block_exclusive_scan_sum_prefix_${tc}_t${t}_i${i}_warp_scans"
+  done
 }
 
 # bm_link NAME SOURCE CATALOG DIR DEFS...: cooplink.cubin and whole.cubin of SOURCE, with the wrappers of
@@ -79,14 +84,15 @@ bm_reduce() {
     -o "$d/baselines.cubin"
 }
 
-bm_scan() {
-  local tc=$1 ct=$2 n=$3 cat=$4 d=$5 i=$(($3 * 2)) up
+bm_scan() {  # bm_scan TC CT N CATALOG DIR [THREADS (256)]
+  local tc=$1 ct=$2 n=$3 cat=$4 d=$5 t=${6:-256} i=$(($3 * 2)) up
   rm -rf "$d" && mkdir -p "$d"
   up=$(echo "$tc" | tr a-z A-Z)
-  bm_symbols "$tc" "$n" | grep -E "_${tc}_t256_i${i}_" > "$d/symbols.txt"
+  bm_symbols "$tc" "$n" | grep -E "_${tc}_t${t}_i${i}_" > "$d/symbols.txt"
   echo '#include "segreduce.h"' > "$d/scan.h"  # (scan.cu includes scan.h; the catalog's header is segreduce.h)
   bm_link scan bench/scan/scan.cu "$cat" "$d" -Xnvrtc "-DSC_T=$ct" -Xnvrtc "-DSC_TC=$tc" -Xnvrtc "-DSC_N=$i" \
-    -Xnvrtc "-DSC_V=$n" -Xnvrtc "-DSCAN_TEMP_BYTES=COOP_BLOCK_EXCLUSIVE_SCAN_SUM_PREFIX_${up}_T256_I${i}_WARP_SCANS_TEMP_BYTES"
+    -Xnvrtc "-DSC_V=$n" -Xnvrtc "-DSC_THREADS=$t" \
+    -Xnvrtc "-DSCAN_TEMP_BYTES=COOP_BLOCK_EXCLUSIVE_SCAN_SUM_PREFIX_${up}_T${t}_I${i}_WARP_SCANS_TEMP_BYTES"
 }
 
 bm_nvcc() {
