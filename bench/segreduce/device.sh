@@ -48,7 +48,7 @@ case "$what" in
     (cd /tmp && TAIL=12 stage suite 330 python3 "$repo/tests/gpu/segmented_suite.py")
     grep -c '^ok' "$out/suite.log" | sed 's/^/suite cases ok: /'
     grep '^FAIL' "$out/suite.log" | head -20
-    TAIL=10 stage scan 150 python3 bench/scan/scan.py --gpubench .gpubench --out "$out" --rounds 5
+    TAIL=10 stage scan 150 python3 bench/scan/scan.py --gpubench .gpubench --out "$out" --rounds 3 --types f32
     ;;
   bench)
     COOPLINK_CATALOG=$repo/.gpubench/catalog TAIL=50 stage bench 560 \
