@@ -108,6 +108,8 @@ def _kernel(dtype, op, name, min_blocks):
     vec = _segplan.VECTOR_BYTES // dtype.itemsize
     scalar, ident_value = dtype.type, identity(dtype, op).item()
     chunk = _segplan.chunk_items(dtype.itemsize)
+    chunk_shift = chunk.bit_length() - 1  # (a power of two)
+    assert chunk == 1 << chunk_shift
     btile = THREADS * vec
     at = _at_intrinsic()
     # acquire: the queue's counters (kernels.cu sr_load_acquire); volatile: the spin on a work item; cg:
@@ -140,7 +142,7 @@ def _kernel(dtype, op, name, min_blocks):
 
     @cuda.jit(device=True, inline="always")
     def chunk_count(n):
-        return np.uint32((n + chunk - 1) // chunk)
+        return np.uint32((np.uint32(n) + np.uint32(chunk - 1)) >> np.uint32(chunk_shift))
 
     @cuda.jit(device=True, inline="always")
     def write_items(s, n, first, lane, lanes, items):
@@ -159,7 +161,7 @@ def _kernel(dtype, op, name, min_blocks):
             y = cuda.local.array(vec, nb)
             z = cuda.local.array(vec, nb)
             w = cuda.local.array(vec, nb)
-            a = min(i32((p + vec - 1) // vec * vec), e)
+            a = min(i32((p + i32(vec - 1)) & i32(-vec)), e)  # (p >= 0: the next vector boundary)
             if vec - 1 <= lanes:  # the head: up to vec - 1 items, one a thread
                 if rank < a - p:
                     acc = opf(acc, d_in[u32(p + rank)])
@@ -395,6 +397,7 @@ def _kernel(dtype, op, name, min_blocks):
         raise ValueError(f"no segmented-reduction kernel {name!r}")
     bounded = not name.endswith("u")
     L = int(name[len("sr_warp"):].rstrip("u"))
+    log2_l = L.bit_length() - 1
     wload = warp.make_load(dtype, vec, L, "vectorize")
     wloadg = warp.make_load(dtype, vec, L, "striped")
     wred = warp.make_sum(dtype, L) if is_sum else warp.make_reduce(dtype, op, L)
@@ -404,7 +407,7 @@ def _kernel(dtype, op, name, min_blocks):
 
     @cuda.jit(device=True, inline="always")
     def first_tile(d_in, b, n, defer_items, x):
-        if n >= tile and b % vec == 0 and n <= defer_items:
+        if n >= tile and (b & i32(vec - 1)) == 0 and n <= defer_items:
             wload(at(d_in, b), x)
         else:
             wloadg(at(d_in, b), x, i32(0) if n > defer_items else i32(min(n, tile)), ident())
@@ -416,7 +419,7 @@ def _kernel(dtype, op, name, min_blocks):
         start = i32(b + tile)
         if n > defer_items:  # lane 0 reserves its chunks, the lanes write its work items
             first = np.int32(reserve(q, capacity, chunk_count(n))) if lane == 0 else np.int32(0)
-            first_lane = cuda.threadIdx.x % 32 // L * L
+            first_lane = i32(cuda.threadIdx.x & i32(32 - L))  # (L a power of two)
             mask = 0xFFFFFFFF if L == 32 else ((1 << L) - 1) << first_lane
             first = cuda.shfl_sync(mask, first, first_lane)
             if np.uint32(first) != NONE:
@@ -434,23 +437,24 @@ def _kernel(dtype, op, name, min_blocks):
         # next two segments' offsets while these are reduced
         if use_tail:
             start(q)
-        lane = i32(cuda.threadIdx.x % L)
+        # (L and THREADS powers of two: masks and shifts, not Python's signed % and // on 64 bits)
+        lane = i32(cuda.threadIdx.x & i32(L - 1))
         stride = i32(cuda.gridDim.x * (THREADS // L) * SEGS)
-        s0 = i32((cuda.blockIdx.x * (THREADS // L) + cuda.threadIdx.x // L) * SEGS)
+        s0 = i32((i32(cuda.blockIdx.x) * i32(THREADS // L) + (i32(cuda.threadIdx.x) >> i32(log2_l))) * SEGS)
         x0 = cuda.local.array(vec, nb)
         x1 = cuda.local.array(vec, nb)
         o0 = o1 = o2 = np.int32(0)
         if s0 < n_seg:
-            o0, o1, o2 = (i32(off[u32(s0)] + sh), i32(off[u32(min(s0 + 1, n_seg))] + sh),
-                          i32(off[u32(min(s0 + 2, n_seg))] + sh))
+            o0, o1, o2 = (i32(off[u32(s0)] + sh), i32(off[u32(min(i32(s0 + 1), n_seg))] + sh),
+                          i32(off[u32(min(i32(s0 + 2), n_seg))] + sh))
         while s0 < n_seg:
             first_tile(d_in, o0, i32(o1 - o0), defer_items, x0)
             first_tile(d_in, o1, i32(o2 - o1), defer_items, x1)
             b0, b1, b2 = o0, o1, o2
             nxt = i32(s0 + stride)
             if nxt < n_seg:
-                o0, o1, o2 = (i32(off[u32(nxt)] + sh), i32(off[u32(min(nxt + 1, n_seg))] + sh),
-                              i32(off[u32(min(nxt + 2, n_seg))] + sh))
+                o0, o1, o2 = (i32(off[u32(nxt)] + sh), i32(off[u32(min(i32(nxt + 1), n_seg))] + sh),
+                              i32(off[u32(min(i32(nxt + 2), n_seg))] + sh))
             finish(d_in, out, s0, b0, b1, x0, lane, defer_items, q, items, capacity)
             if s0 + 1 < n_seg:
                 finish(d_in, out, i32(s0 + 1), b1, b2, x1, lane, defer_items, q, items, capacity)
@@ -546,7 +550,7 @@ def _run_kernel(dtype, op, nb, vec, ident, opf, at, bload, brange, bred, start, 
         x4 = cuda.local.array(ipt4, nb)
         x1 = cuda.local.array(vec, nb)
         tid = i32(cuda.threadIdx.x)
-        p = i32(a - a % vec)  # (values are indexed from a 16-byte boundary)
+        p = i32(a & i32(-vec))  # (values are indexed from a 16-byte boundary; a >= 0)
         while i32(p + THREADS * ipt4) <= e:
             bload4(at(d_in, p), x4)
             u = i32(p + tid * ipt4)
