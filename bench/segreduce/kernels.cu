@@ -53,7 +53,7 @@
 #endif
 #define SR_BTILE (SR_THREADS * SR_N)
 #ifndef SR_RUN_MIN_BLOCKS
-#define SR_RUN_MIN_BLOCKS 1 /* sr_run: blocks an SM must hold (modules.sh: 4 for 4-byte types; 8-byte ones, 107 registers, spill 36 bytes at 3) */
+#define SR_RUN_MIN_BLOCKS 1 /* sr_run: blocks an SM must hold (modules.sh: 4 for 4-byte types, 3 for 8-byte ones) */
 #endif
 
 #define WLOAD(L) CAT4(coop_warp_load_, SR_TC, CAT(_w, L), CAT3(_i, SR_N, _vectorize))
@@ -448,9 +448,14 @@ struct sr_pair {
 #define SR_SEGOP CAT3(sr, OPN, SR_TC)
 #define BLOAD4 CAT4(coop_block_load_, SR_TC, _t256, CAT3(_i, SR_N4, _vectorize))
 #define BLOADGD CAT4(coop_block_load_guarded_, SR_TC, _t256, CAT3(_i, SR_N, _direct))
-#define BSCANSEG CAT(CAT4(coop_block_exclusive_scan_custom_, SR_SEGOP, _prefix_srp, SR_TC), _t256_i1_warp_scans)
-#define BSCANSEG_TEMP_BYTES \
-  CAT(CAT4(COOP_BLOCK_EXCLUSIVE_SCAN_CUSTOM_SR, CAT(OPNU, SR_TCU), _PREFIX_SRP, SR_TCU), _T256_I1_WARP_SCANS_TEMP_BYTES)
+#ifndef SR_RUN_SCAN /* the segmented scan's algorithm (modules.sh: raking for 8-byte types, 80 registers against */
+#define SR_RUN_SCAN warp_scans /* warp_scans' 107, so that an SM holds three blocks; 4-byte: 64 against 58) */
+#define SR_RUN_SCANU WARP_SCANS
+#endif
+#define BSCANSEG CAT(CAT4(coop_block_exclusive_scan_custom_, SR_SEGOP, _prefix_srp, SR_TC), CAT(_t256_i1_, SR_RUN_SCAN))
+#define BSCANSEG_TEMP_BYTES                                                                                  \
+  CAT(CAT4(COOP_BLOCK_EXCLUSIVE_SCAN_CUSTOM_SR, CAT(OPNU, SR_TCU), _PREFIX_SRP, SR_TCU),                     \
+      CAT3(_T256_I1_, SR_RUN_SCANU, _TEMP_BYTES))
 static_assert(sizeof(sr_pair) == sizeof(SR_PAIR) && alignof(sr_pair) <= alignof(SR_PAIR), "the pair's user type");
 
 /* The segmented operator: b's value alone when a segment ends in b, else a's and b's combined. */

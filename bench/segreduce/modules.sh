@@ -34,7 +34,7 @@ bm_symbols() {
     # sr_run: four vectors a thread, the ragged end guarded and blocked, the segmented scan
     echo "coop_block_load_${tc}_t256_i$((n * 4))_vectorize"
     echo "coop_block_load_guarded_${tc}_t256_i${n}_direct"
-    echo "coop_block_exclusive_scan_custom_sr${op}${tc}_prefix_srp${tc}_t256_i1_warp_scans"
+    echo "coop_block_exclusive_scan_custom_sr${op}${tc}_prefix_srp${tc}_t256_i1_$([ "$n" = 2 ] && echo raking || echo warp_scans)"
   done
   # scan: BlockLoad, BlockScan exclusive sum with a running prefix, BlockStore (two vectors a thread), at 256
   # threads and at 1024 (long segments)
@@ -77,8 +77,11 @@ bm_reduce() {
   local defs=(-Xnvrtc "-DSR_T=$ct" -Xnvrtc "-DSR_TC=$tc" -Xnvrtc "-DSR_TCU=$tcu" -Xnvrtc "-DSR_TC_$tcu"
               -Xnvrtc "-DOP_$(echo "$op" | tr a-z A-Z)" -Xnvrtc "-DSR_N=$n" -Xnvrtc "-DSR_N4=$((n * 4))"
               -Xnvrtc "-DSR_ID=$id" -Xnvrtc "-DSR_CHUNK=$((65536 / (n == 2 ? 8 : 4)))"
-              -Xnvrtc "-DSR_WARP_MIN_BLOCKS=$((n == 2 ? 6 : 8))" -Xnvrtc "-DSR_RUN_MIN_BLOCKS=$((n == 2 ? 2 : 4))"
-              -Xnvrtc "-DBRED_TEMP_BYTES=COOP_BLOCK_REDUCE_${up}_T256_I1_WARP_REDUCTIONS_TEMP_BYTES")
+              -Xnvrtc "-DSR_WARP_MIN_BLOCKS=$((n == 2 ? 6 : 8))" -Xnvrtc "-DSR_RUN_MIN_BLOCKS=$((n == 2 ? 3 : 4))")
+  defs+=(-Xnvrtc "-DBRED_TEMP_BYTES=COOP_BLOCK_REDUCE_${up}_T256_I1_WARP_REDUCTIONS_TEMP_BYTES")
+  if [ "$n" = 2 ]; then  # sr_run's segmented scan (bm_symbols)
+    defs+=(-Xnvrtc -DSR_RUN_SCAN=raking -Xnvrtc -DSR_RUN_SCANU=RAKING)
+  fi
   bm_link segreduce bench/segreduce/kernels.cu "$cat" "$d" "${defs[@]}"
   "$COOPLINK" link --arch "$ARCH" --no-cache --no-generate "${defs[@]}" bench/segreduce/baselines.cu \
     -o "$d/baselines.cubin"
