@@ -109,15 +109,19 @@ def check_numba(cp, label, p, d_x, d_off, d_out, ref, sm):
                 print(f"HANG numba {label}", flush=True)
                 os._exit(3)
             time.sleep(0.01)
-        got = cp.asnumpy(d_out)
-        wrong = int(np.count_nonzero(got != ref))
-        left = segmented.queue_words_left()
-        ok = wrong == 0 and left == 0
-        bad += not ok
-        print(f"{'ok  ' if ok else 'FAIL'} numba {label:28} {p}: call {call + 1}"
-              f"{' (GPU half busy)' if call == 2 else ''} "
-              f"{(time.time() - t0) * 1e3:7.1f} ms, {wrong} wrong, {left} queue words left", flush=True)
+        bad += verdict("numba", f"{label:28} {p}", call, (time.time() - t0) * 1e3, cp.asnumpy(d_out), ref,
+                       segmented.queue_words_left())
     return bad
+
+
+def verdict(kind, what, call, ms, got, ref, left):
+    """One call's outputs against the reference and the queue words it left non-zero: a line, and 1 if
+    it failed."""
+    wrong = int(np.count_nonzero(got != ref))
+    ok = wrong == 0 and left == 0
+    print(f"{'ok  ' if ok else 'FAIL'} {kind:5} {what}: call {call + 1}{' (GPU half busy)' if call == 2 else ''} "
+          f"{ms:7.2f} ms, {wrong} wrong, {left} queue words left", flush=True)
+    return 0 if ok else 1
 
 
 def check_c(cp, m, sm, label, p, n, lens, d_x, d_off, d_out, ref):
@@ -133,14 +137,7 @@ def check_c(cp, m, sm, label, p, n, lens, d_x, d_off, d_out, ref):
         ms = watch(cp, lambda: f((grid,), (THREADS,), (d_x, d_off, d_out, np.int32(lens.size), np.int64(p.defer),
                                                        *state.args(), np.uint32(state.cap), np.uint32(share))),
                    state.queue, f"C {label} {p}", busy=(lambda: occupy(cp, sm)) if call == 2 else None)
-        got = cp.asnumpy(d_out)
-        wrong = int(np.count_nonzero(got != ref))
-        left = state.left()
-        ok = wrong == 0 and left == 0
-        bad += not ok
-        print(f"{'ok  ' if ok else 'FAIL'} C     {label:28} {p} grid {grid}: call {call + 1}"
-              f"{' (GPU half busy)' if call == 2 else ''} {ms:7.2f} ms, "
-              f"{wrong} wrong, {left} queue words left", flush=True)
+        bad += verdict("C", f"{label:28} {p} grid {grid}", call, ms, cp.asnumpy(d_out), ref, state.left())
     return bad
 
 

@@ -174,6 +174,29 @@ Test(link, warp_scan, .timeout = 600)
                "  out[blockIdx.x * 32 + t] = b + agg;\n}\n");
 }
 
+/* The PTX of `kernel` (which includes "NAME.h") linked for sm_90 with the bundle NAME generated from groups;
+ * free() it. */
+static char *linked_ptx(const coop_gen_group *groups, int n_groups, const char *name, const char *kernel)
+{
+  char *dir = coopt_tmpdir();
+  coopt_generate(groups, n_groups, name, "sm_90", dir);
+  coopt_blob user = {0}, bundle = {0}, ptx = {0};
+  char *nvrtc_log = NULL, *info = NULL, *error = NULL;
+  cr_assert_eq(coopt_compile(kernel, 90, dir, &user, &nvrtc_log), 0, "%s", nvrtc_log);
+  char *payload = coopt_fmt("%s/%s.sm_90.ltoir", dir, name);
+  cr_assert_eq(coopt_read(payload, &bundle), 0);
+  coopt_blob in[2] = {user, bundle};
+  cr_assert_eq(coopt_link(90, in, 2, 1, NULL, &ptx, &info, &error), 0, "%s", error);
+  free(info);
+  free(error);
+  free(nvrtc_log);
+  free(payload);
+  free(user.data);
+  free(bundle.data);
+  free(dir);
+  return ptx.data;
+}
+
 /* CUB 3.0 syncs every logical warp whose size is not a power of two with the first one's lanes (WarpMask:
  * a constant 0x7f for 7 lanes), so the other logical warps of a hardware warp sync with a mask that leaves
  * them out (compute-sanitizer synccheck: "Barrier error detected. Invalid arguments"). primitives/common.cuh
@@ -183,42 +206,26 @@ Test(link, non_power_of_two_logical_warps_sync_their_own_lanes, .timeout = 600)
 {
   coop_gen_group g[] = {{.family = "warp_reduce", .type = "f32", .op = "sum", .warp = "7"},
                         {.family = "warp_scan", .type = "i32", .op = "max", .warp = "12"}};
-  char *dir = coopt_tmpdir();
-  coopt_generate(g, 2, "odd", "sm_90", dir);
-  char *src = coopt_fmt(
+  char *ptx = linked_ptx(
+    g, 2, "odd",
     "#include \"odd.h\"\n"
     "extern \"C\" __global__ void k(const float *in, float *out, const int *iin, int *iout) {\n"
     "  __shared__ __align__(16) unsigned char t7[4 * COOP_WARP_REDUCE_SUM_F32_W7_TEMP_BYTES];\n"
     "  __shared__ __align__(16) unsigned char t12[2 * COOP_WARP_INCLUSIVE_SCAN_MAX_I32_W12_TEMP_BYTES];\n"
-    "  const int lane = threadIdx.x %% 32, w7 = lane / 7, w12 = lane / 12;\n"
+    "  const int lane = threadIdx.x % 32, w7 = lane / 7, w12 = lane / 12;\n"
     "  float x = in[threadIdx.x], a;\n"
     "  int y = iin[threadIdx.x], b;\n"
     "  if (w7 < 4) coop_warp_reduce_sum_f32_w7(&x, &a, t7 + w7 * COOP_WARP_REDUCE_SUM_F32_W7_TEMP_BYTES);\n"
     "  if (w12 < 2) coop_warp_inclusive_scan_max_i32_w12(&y, &b, 0, t12 + w12 * COOP_WARP_INCLUSIVE_SCAN_MAX_I32_W12_TEMP_BYTES);\n"
     "  out[threadIdx.x] = a;\n  iout[threadIdx.x] = b;\n}\n");
-  coopt_blob user = {0}, bundle = {0}, ptx = {0};
-  char *nvrtc_log = NULL, *info = NULL, *error = NULL;
-  cr_assert_eq(coopt_compile(src, 90, dir, &user, &nvrtc_log), 0, "%s", nvrtc_log);
-  char *payload = coopt_fmt("%s/odd.sm_90.ltoir", dir);
-  cr_assert_eq(coopt_read(payload, &bundle), 0);
-  coopt_blob in[2] = {user, bundle};
-  cr_assert_eq(coopt_link(90, in, 2, 1, NULL, &ptx, &info, &error), 0, "%s", error);
   int barriers = 0;
-  for (const char *p = ptx.data; (p = strstr(p, "bar.warp.sync")); p += 13, ++barriers) {
+  for (const char *p = ptx; (p = strstr(p, "bar.warp.sync")); p += 13, ++barriers) {
     const char *arg = p + 13;
     while (*arg == ' ' || *arg == '\t') ++arg;
     cr_assert_eq(*arg, '%', "a warp barrier with a constant mask: %.40s", p);
   }
-  cr_assert_geq(barriers, 4, "the shared-memory warp reduce and scan sync at every step; PTX:\n%s", ptx.data);
-  free(info);
-  free(error);
-  free(nvrtc_log);
-  free(payload);
-  free(user.data);
-  free(bundle.data);
-  free(ptx.data);
-  free(src);
-  free(dir);
+  cr_assert_geq(barriers, 4, "the shared-memory warp reduce and scan sync at every step; PTX:\n%s", ptx);
+  free(ptx);
 }
 
 /* CUB 3.0's WarpLoad<..., WARP_LOAD_VECTORIZE> never vectorized a pointer (its pointer overloads of Load are
@@ -228,29 +235,14 @@ Test(link, non_power_of_two_logical_warps_sync_their_own_lanes, .timeout = 600)
 Test(link, warp_load_vectorize_loads_vectors, .timeout = 600)
 {
   coop_gen_group g[] = {{.family = "warp_load", .type = "f32", .warp = "8", .items = "4", .algorithm = "vectorize"}};
-  char *dir = coopt_tmpdir();
-  coopt_generate(g, 1, "wl", "sm_90", dir);
-  const char *src = "#include \"wl.h\"\n"
-                    "extern \"C\" __global__ void k(const float *in, float *out) {\n"
-                    "  float x[4];\n"
-                    "  coop_warp_load_f32_w8_i4_vectorize(in + (threadIdx.x / 8) * 32, x, 0);\n"
-                    "  out[threadIdx.x] = x[0] + x[1] + x[2] + x[3];\n}\n";
-  coopt_blob user = {0}, bundle = {0}, ptx = {0};
-  char *nvrtc_log = NULL, *info = NULL, *error = NULL;
-  cr_assert_eq(coopt_compile(src, 90, dir, &user, &nvrtc_log), 0, "%s", nvrtc_log);
-  char *payload = coopt_fmt("%s/wl.sm_90.ltoir", dir);
-  cr_assert_eq(coopt_read(payload, &bundle), 0);
-  coopt_blob in[2] = {user, bundle};
-  cr_assert_eq(coopt_link(90, in, 2, 1, NULL, &ptx, &info, &error), 0, "%s", error);
-  cr_assert_not_null(strstr(ptx.data, "ld.global.v4.f32"), "no 16-byte load in the linked PTX:\n%s", ptx.data);
-  free(info);
-  free(error);
-  free(nvrtc_log);
-  free(payload);
-  free(user.data);
-  free(bundle.data);
-  free(ptx.data);
-  free(dir);
+  char *ptx = linked_ptx(g, 1, "wl",
+                         "#include \"wl.h\"\n"
+                         "extern \"C\" __global__ void k(const float *in, float *out) {\n"
+                         "  float x[4];\n"
+                         "  coop_warp_load_f32_w8_i4_vectorize(in + (threadIdx.x / 8) * 32, x, 0);\n"
+                         "  out[threadIdx.x] = x[0] + x[1] + x[2] + x[3];\n}\n");
+  cr_assert_not_null(strstr(ptx, "ld.global.v4.f32"), "no 16-byte load in the linked PTX:\n%s", ptx);
+  free(ptx);
 }
 
 Test(link, custom_operator, .timeout = 600)
