@@ -28,8 +28,8 @@ WARP_DEFER_TILES = 64
 
 @dataclass(frozen=True)
 class Plan:
-    first: str      # "warp", "warpu" (unbounded registers), "block" or "run" (CUDA C only so far: a block
-                    # per run of consecutive segments, bench/segreduce/kernels.cu sr_run)
+    first: str      # "warp", "warpu" (unbounded registers), "block" or "run" (a block per run of
+                    # consecutive segments, sr_run: not chosen by choose() until measured)
     lanes: int      # the warp stage's logical warp (0 for block)
     defer: int      # items: longer segments go to the tail, in chunks
 
