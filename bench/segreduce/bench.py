@@ -9,9 +9,11 @@ from cooplink.numba (bench/segreduce/numba_kernels.py), when the wheel is instal
 Data: 1 GiB of float32, float64 or int32 (multiples of 1/8 in [-8, 8] for floats, integers in [-8, 8]:
 every sum is exact in each type, so results are compared for equality with a float64/int64 host reference).
 Every kernel's output is poisoned, the kernel run once and checked; only then is it timed. Timing: rounds
-in rotating order; in each round a kernel runs `reps` times back to back between two events, behind one
-untimed launch (a kernel slower than 8x the read ceiling and 5 ms: its checked run alone, marked
-untimed). Figures are medians over rounds; ratios are medians of per-round ratios. Bytes counted:
+in rotating order; in each round a kernel runs `reps` times back to back between two events, queued
+behind a kernel that holds the stream (a spin on the GPU's timer) for longer than the host takes to queue
+them, so that a slow launch path (Numba's, the library function's checks) leaves the GPU no idle gap and
+the figure is the kernels' own time; the host's time to queue a launch is reported beside it (`host_ms`;
+a kernel slower than 8x the read ceiling and 5 ms: its checked run alone, marked untimed). Figures are medians over rounds; ratios are medians of per-round ratios. Bytes counted:
 input, offsets and output. The read ceiling (baselines.cu read_bw) is measured in every configuration's
 rounds, and each kernel's share is of the ceiling measured beside it.
 
@@ -158,24 +160,47 @@ class Runner:
         if first_ms <= min(MAX_KERNEL_MS, max(SLOW_MS, SLOW_FACTOR * getattr(self, "ceiling_ms", MAX_KERNEL_MS))):
             self.launch[label] = launch
 
+    SPIN = r"""extern "C" __global__ void spin(unsigned long long ns)
+{
+  unsigned long long t0, t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
+  do asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t)); while (t - t0 < ns);
+}"""
+
+    def hold(self, ms):
+        """Holds the stream for `ms` on the GPU (what is queued next starts no earlier)."""
+        if not hasattr(self, "_spin"):
+            self._spin = self.cp.RawKernel(self.SPIN, "spin")
+        self._spin((1,), (1,), (np.uint64(int(ms * 1e6)),))
+
     def time(self, rounds, budget_ms=40.0):
         cp = self.cp
         labels = list(self.launch) if rounds else []  # (0 rounds: --profile, each kernel's checked run only)
-        reps = {}
-        for label in labels:  # warm-up and the number of launches per round
+        reps, hold = {}, {}
+        for label in labels:  # warm-up, the host's time to queue a launch, and the launches per round
+            launch = self.launch[label]
+            launch()
+            cp.cuda.runtime.deviceSynchronize()
+            self.hold(5.0)
+            t0 = time.perf_counter()
+            for _ in range(3):
+                launch()
+            host_ms = (time.perf_counter() - t0) / 3 * 1e3
             e0, e1 = cp.cuda.Event(), cp.cuda.Event()
-            self.launch[label]()
+            self.hold(2 * host_ms + 0.05)
             e0.record()
-            self.launch[label]()
+            launch()
             e1.record()
             e1.synchronize()
             ms = cp.cuda.get_elapsed_time(e0, e1)
             reps[label] = max(2, min(20, int(budget_ms / max(ms, 1e-3))))
+            hold[label] = 1.5 * host_ms * reps[label] + 0.05
+            self.info[label]["host_ms"] = host_ms
         times = {label: [] for label in labels}
         for r in range(rounds):
             for label in labels[r % len(labels):] + labels[:r % len(labels)]:
                 e0, e1 = cp.cuda.Event(), cp.cuda.Event()
-                self.launch[label]()
+                self.hold(hold[label])
                 e0.record()
                 for _ in range(reps[label]):
                     self.launch[label]()

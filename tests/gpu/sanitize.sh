@@ -10,6 +10,8 @@
 # The parts run at once, each tool's suite split into SANITIZE_SLICES processes (default 4, gpu_suite
 # --slice; the sanitizer's cost is mostly on the CPU), each under SANITIZE_TIMEOUT seconds (default 540).
 # Each tool's log is $OUT/cs_<tool>.log (the summaries and the first reports); a line per part ends the output.
+# SUITE_ARGS: the gpu_suite options prepare.sh was given (e.g. "--filter coop_warp_load_": the prebuilt
+# cases are those of the same options).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 export LD_LIBRARY_PATH="$PWD/.deps/lib:/usr/local/cuda/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
@@ -26,7 +28,7 @@ for part in $parts; do
         (
           s0=$SECONDS
           timeout "$limit" compute-sanitizer --tool "$part" --error-exitcode 99 --print-limit 50 \
-            --log-file "$tmp/$part.$k.log" build/tests/gpu_suite --jobs 2 --prebuilt .gpuwork --slice "$k/$slices" \
+            --log-file "$tmp/$part.$k.log" build/tests/gpu_suite --jobs 2 --prebuilt .gpuwork ${SUITE_ARGS:-} --slice "$k/$slices" \
             > "$tmp/$part.$k.out" 2>&1
           echo "$? $((SECONDS - s0))" > "$tmp/$part.$k.rc"
         ) &
