@@ -2,8 +2,9 @@
 // BlockScan with a running prefix (the carry of the tiles before), BlockStore. Two builds as in
 // bench/segreduce/kernels.cu: linked by cooplink, or with the wrappers' CUDA source in this translation
 // unit (-DCOOP_WHOLE_PROGRAM). Parameters (-D): SC_T, SC_TC, SC_N (items a thread holds: two 16-byte
-// vectors), SC_V (items a vector holds), SC_THREADS (256, or 1024 for long segments: with 256 segments of
-// 1M items a block of 256 threads per segment keeps too few loads in flight, two blocks an SM).
+// vectors), SC_V (items a vector holds), SC_THREADS (256), SC_D (full tiles in flight a block: 1, or 2 for the
+// build chosen when there are fewer segments than the GPU holds blocks: with 256 segments of 1M items a block
+// per segment keeps too few loads in flight).
 //
 // Tiles: full tiles on a 16-byte boundary load and store as vectors (blocked, coalesced), the next SC_D
 // tiles' loads issued before this one is scanned (a segment of 1M items has one block for the whole of it:
@@ -17,10 +18,12 @@
 #include "paste.h"
 
 #ifndef SC_THREADS
-#define SC_THREADS 256 /* (1024: the build for long segments, a quarter as many blocks with four times the loads) */
+#define SC_THREADS 256 /* (1024 measured worse than SC_D 2 at every length: f32 1M 0.702 against 0.747) */
 #endif
 #ifndef SC_D
-#define SC_D 2 /* full tiles in flight a block (4 measured worse: 61 registers, f32 0.80-0.81 for 4096..65536, 0.755 for 1M) */
+#define SC_D 1 /* full tiles in flight a block: 2 measured worse where segments fill the GPU (f32 4096 0.816 against
+                 * 0.877, 65536 0.795 against 0.855), better where they cannot (1M, 256 segments: 0.747 against 0.661);
+                 * 4: 61 registers, 0.80-0.81 for 4096..65536, 0.755 for 1M */
 #endif
 #define SC_TILE (SC_THREADS * SC_N)
 #define SC_T_ CAT(_t, SC_THREADS)

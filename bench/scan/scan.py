@@ -1,6 +1,5 @@
 """Segmented exclusive sum over 1 GiB on the GPU: cooplink's BlockLoad + BlockScan (running prefix) +
-BlockStore kernel (blocks of 256 threads, and of 1024, chosen when a block of 256 per segment cannot fill
-the GPU) against the same kernel compiled as one program, cub::DeviceScan::ExclusiveSum over
+BlockStore kernel (one tile in flight a block, and two, chosen when a block per segment cannot fill the GPU) against the same kernel compiled as one program, cub::DeviceScan::ExclusiveSum over
 the whole array, and the copy ceiling (every 16-byte vector read and written once), in one run.
 
 Inputs: .gpubench/scan-<type>/{cooplink,whole,nvcc}.cubin and .gpubench/cub_baselines.so, made here by
@@ -48,7 +47,7 @@ def run_config(cp, mods, cub, tc, dist, d_x, x64, rounds, rng, sm_count):
         R.add(f"copy ceiling x{g}", (lambda g: lambda: cb((sm_count * g,), (THREADS,), (d_x, sink, n_vec)))(g),
               None, 2 * n * size, check=False)
     for build in ("cooplink", "whole", "nvcc"):
-        for suffix, threads in (("", THREADS), (" t1024", 1024)):
+        for suffix, threads in (("", THREADS), (" d2", THREADS)):
             if build + suffix not in mods:
                 continue
             f = mods[build + suffix].get_function("sc_block")
@@ -81,11 +80,11 @@ def run_config(cp, mods, cub, tc, dist, d_x, x64, rounds, rng, sm_count):
         if "gbs" in r:
             r["share"] = r["gbs"] / ceil
     res["ratios"] = {f"cooplink / {o}": R.ratio("cooplink block scan", f"{o} block scan") for o in ("whole", "nvcc")}
-    if "cooplink t1024" in mods:
-        res["ratios"].update({f"cooplink t1024 / {o}": R.ratio("cooplink block scan t1024", f"{o} block scan t1024")
+    if "cooplink d2" in mods:
+        res["ratios"].update({f"cooplink d2 / {o}": R.ratio("cooplink block scan d2", f"{o} block scan d2")
                               for o in ("whole", "nvcc")})
-    # the launcher's choice: blocks of 1024 threads when a block of 256 per segment cannot fill the GPU
-    res["chosen"] = "cooplink block scan t1024" if "cooplink t1024" in mods and n_seg < sm_count * 8 \
+    # the launcher's choice: two tiles in flight a block when a block per segment cannot fill the GPU
+    res["chosen"] = "cooplink block scan d2" if "cooplink d2" in mods and n_seg < sm_count * 8 \
         else "cooplink block scan"
     return res
 
@@ -101,17 +100,17 @@ def report(path):
              f"{sum(v.get('checked', 0) for c in res['configs'] for v in c['kernels'].values())} items, "
              f"{sum(v.get('wrong', 0) for c in res['configs'] for v in c['kernels'].values())} wrong",
              "- share: GB/s (input + offsets + output) over the copy ceiling measured in the same configuration", "",
-             "| type | lengths | segments | copy ceiling GB/s | **cooplink** (the choice) | blocks of 256 | blocks of "
-             "1024 | whole program | nvcc | cooplink / whole | cooplink / nvcc | registers (cooplink, whole, nvcc) | "
+             "| type | lengths | segments | copy ceiling GB/s | **cooplink** (the choice) | one tile in flight | two "
+             "tiles | whole program | nvcc | cooplink / whole | cooplink / nvcc | registers (cooplink, whole, nvcc) | "
              "cub::DeviceScan, whole array | >= 0.85 (lengths >= 4096) |", "|" + "---|" * 14]
     for c in res["configs"]:
         k = c["kernels"]
-        chosen = c.get("chosen", "cooplink block scan")  # (runs before the 1024-thread build: 256 always)
-        wide = chosen.endswith("t1024")
-        ratio = "cooplink t1024 / {}" if wide else "cooplink / {}"
+        chosen = c.get("chosen", "cooplink block scan")
+        wide = chosen.endswith(("t1024", "d2"))  # (t1024: runs of 2026-12-02, blocks of 1024 threads)
+        ratio = chosen.replace("block scan ", "") + " / {}" if wide else "cooplink / {}"
         s = k[chosen].get("share")
         big = c["lengths"] in ("4096", "65536", "1M")  # (random: mean 2000)
-        w = k.get("cooplink block scan t1024", {})
+        w = k.get("cooplink block scan d2", k.get("cooplink block scan t1024", {}))
         w = f"{w['share']:.3f}" if "share" in w else "-"
         lines.append(
             f"| {c['type']} | {c['lengths']} | {c['segments']} | {k['copy ceiling']['gbs']:.0f} | **{s:.3f}** | "
@@ -153,16 +152,16 @@ def main():
         d_x, x64 = make_input(cp, tc)
         mods = {b: cp.RawModule(path=os.path.join(args.gpubench, f"scan-{tc}", f"{b}.cubin"))
                 for b in ("cooplink", "whole", "nvcc")}
-        wide = os.path.join(args.gpubench, f"scan-{tc}-t1024")  # (blocks of 1024 threads: long segments)
-        mods.update({f"{b} t1024": cp.RawModule(path=os.path.join(wide, f"{b}.cubin"))
+        wide = os.path.join(args.gpubench, f"scan-{tc}-d2")  # (two tiles in flight a block: few segments)
+        mods.update({f"{b} d2": cp.RawModule(path=os.path.join(wide, f"{b}.cubin"))
                      for b in ("cooplink", "whole", "nvcc") if os.path.exists(os.path.join(wide, f"{b}.cubin"))})
         for dist in args.lengths.split(","):
             res = run_config(cp, mods, cub, tc, dist, d_x, x64, args.rounds, rng, facts["sm_count"])
             results["configs"].append(res)
             k = res["kernels"]
             print(f"scan {tc} {dist:>6}: copy ceiling {k['copy ceiling']['gbs']:6.0f} GB/s | cooplink "
-                  f"{k['cooplink block scan'].get('share', 0):.3f} | t1024 "
-                  f"{k.get('cooplink block scan t1024', {}).get('share', 0):.3f} | whole {k['whole block scan'].get('share', 0):.3f}"
+                  f"{k['cooplink block scan'].get('share', 0):.3f} | d2 "
+                  f"{k.get('cooplink block scan d2', {}).get('share', 0):.3f} | whole {k['whole block scan'].get('share', 0):.3f}"
                   f" | cub::DeviceScan {k['cub::DeviceScan (whole array)'].get('share', 0):.3f} | "
                   f"wrong {sum(v.get('wrong', 0) for v in k.values())}", flush=True)
         del d_x, x64, mods

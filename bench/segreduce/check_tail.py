@@ -20,7 +20,7 @@ from bench import State, THREADS, adaptive, blocks_per_sm  # noqa: E402
 
 def cases(rng):
     """(label, offsets) of each case."""
-    chunk = 16384
+    chunk = adaptive.chunk_items(4)  # (float32: the tail's chunk)
 
     def of(lens):
         offs = np.zeros(len(lens) + 1, np.int64)

@@ -11,8 +11,8 @@
 #                               (coopgen --print-source) in its translation unit, through the same NVRTC +
 #                               nvJitLink; DIR/baselines.cubin; DIR/*.log: the links' verbose logs;
 #                               DIR/nvcc.args: the -D options, for an nvcc build of the whole program
-#   bm_scan TC CT N CATALOG DIR [THREADS]
-#                               the same for bench/scan/scan.cu (no baselines), blocks of 256 or 1024 threads
+#   bm_scan TC CT N CATALOG DIR [D]
+#                               the same for bench/scan/scan.cu (no baselines), D full tiles in flight a block (1)
 #   bm_nvcc SOURCE CATALOG DIR  DIR/nvcc.cubin: the whole program through nvcc
 
 # type code, C type, items per 16-byte vector, lowest value
@@ -36,10 +36,9 @@ bm_symbols() {
     echo "coop_block_load_guarded_${tc}_t256_i${n}_direct"
     echo "coop_block_exclusive_scan_custom_sr${op}${tc}_prefix_srp${tc}_t256_i1_$([ "$n" = 2 ] && echo raking || echo warp_scans)"
   done
-  # scan: BlockLoad, BlockScan exclusive sum with a running prefix, BlockStore (two vectors a thread), at 256
-  # threads and at 1024 (long segments)
+  # scan: BlockLoad, BlockScan exclusive sum with a running prefix, BlockStore (two vectors a thread)
   local t
-  for t in 256 1024; do
+  for t in 256; do
     echo "coop_block_load_${tc}_t${t}_i${i}_vectorize"
     echo "coop_block_load_guarded_${tc}_t${t}_i${i}_direct"
     echo "coop_block_store_${tc}_t${t}_i${i}_vectorize"
@@ -76,7 +75,7 @@ bm_reduce() {
   tcu=$(echo "$tc" | tr a-z A-Z)
   local defs=(-Xnvrtc "-DSR_T=$ct" -Xnvrtc "-DSR_TC=$tc" -Xnvrtc "-DSR_TCU=$tcu" -Xnvrtc "-DSR_TC_$tcu"
               -Xnvrtc "-DOP_$(echo "$op" | tr a-z A-Z)" -Xnvrtc "-DSR_N=$n" -Xnvrtc "-DSR_N4=$((n * 4))"
-              -Xnvrtc "-DSR_ID=$id" -Xnvrtc "-DSR_CHUNK=$((65536 / (n == 2 ? 8 : 4)))"
+              -Xnvrtc "-DSR_ID=$id" -Xnvrtc "-DSR_CHUNK=$((262144 / (n == 2 ? 8 : 4)))"
               -Xnvrtc "-DSR_WARP_MIN_BLOCKS=$((n == 2 ? 6 : 8))" -Xnvrtc "-DSR_RUN_MIN_BLOCKS=$((n == 2 ? 3 : 4))")
   defs+=(-Xnvrtc "-DBRED_TEMP_BYTES=COOP_BLOCK_REDUCE_${up}_T256_I1_WARP_REDUCTIONS_TEMP_BYTES")
   if [ "$n" = 2 ]; then  # sr_run's segmented scan (bm_symbols)
@@ -87,14 +86,14 @@ bm_reduce() {
     -o "$d/baselines.cubin"
 }
 
-bm_scan() {  # bm_scan TC CT N CATALOG DIR [THREADS (256)]
-  local tc=$1 ct=$2 n=$3 cat=$4 d=$5 t=${6:-256} i=$(($3 * 2)) up
+bm_scan() {  # bm_scan TC CT N CATALOG DIR [D (1)]
+  local tc=$1 ct=$2 n=$3 cat=$4 d=$5 sd=${6:-1} t=256 i=$(($3 * 2)) up
   rm -rf "$d" && mkdir -p "$d"
   up=$(echo "$tc" | tr a-z A-Z)
   bm_symbols "$tc" "$n" | grep -E "_${tc}_t${t}_i${i}_" > "$d/symbols.txt"
   echo '#include "segreduce.h"' > "$d/scan.h"  # (scan.cu includes scan.h; the catalog's header is segreduce.h)
   bm_link scan bench/scan/scan.cu "$cat" "$d" -Xnvrtc "-DSC_T=$ct" -Xnvrtc "-DSC_TC=$tc" -Xnvrtc "-DSC_N=$i" \
-    -Xnvrtc "-DSC_V=$n" -Xnvrtc "-DSC_THREADS=$t" \
+    -Xnvrtc "-DSC_V=$n" -Xnvrtc "-DSC_THREADS=$t" -Xnvrtc "-DSC_D=$sd" \
     -Xnvrtc "-DSCAN_TEMP_BYTES=COOP_BLOCK_EXCLUSIVE_SCAN_SUM_PREFIX_${up}_T${t}_I${i}_WARP_SCANS_TEMP_BYTES"
 }
 

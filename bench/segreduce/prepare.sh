@@ -5,7 +5,7 @@
 #   - per type and operator (<type>-<op>/), kernels.cu linked by cooplink against it (cooplink.cubin), the
 #     same source with the primitives' CUDA source in its own translation unit (whole.cubin: NVRTC and
 #     nvJitLink as cooplink's; nvcc.cubin: nvcc), and baselines.cu;
-#   - per type (scan-<type>/, and scan-<type>-t1024/ for blocks of 1024 threads), bench/scan/scan.cu the
+#   - per type (scan-<type>/, and scan-<type>-d2/ with two tiles in flight a block), bench/scan/scan.cu the
 #     same three ways;
 #   - cub::DeviceSegmentedReduce and cub::DeviceScan in a shared library (nvcc);
 #   - the wheel and catalog of the Numba kernels (tests/gpu/prepare_python.sh's .gpuwheels) are separate.
@@ -43,12 +43,12 @@ for t in "${BM_TYPES[@]}"; do
     bm_nvcc bench/segreduce/kernels.cu "$out/catalog" "$d"
     cmp -s "$d/cooplink.cubin" "$d/whole.cubin" && echo "$tc $op: the cooplink-linked cubin is byte-identical to the whole program's"
   done
-  for t in 256 1024; do
-    d=$out/scan-$tc$([ $t = 256 ] || echo "-t$t")
-    bm_scan "$tc" "$ct" "$n" "$out/catalog" "$d" "$t"
+  for sd in 1 2; do
+    d=$out/scan-$tc$([ $sd = 1 ] || echo "-d$sd")
+    bm_scan "$tc" "$ct" "$n" "$out/catalog" "$d" "$sd"
     bm_nvcc bench/scan/scan.cu "$out/catalog" "$d"
     cmp -s "$d/cooplink.cubin" "$d/whole.cubin" &&
-      echo "scan $tc, $t threads: the cooplink-linked cubin is byte-identical to the whole program's"
+      echo "scan $tc, $sd tiles in flight: the cooplink-linked cubin is byte-identical to the whole program's"
   done
 done
 nvcc -O3 -shared -Xcompiler -fPIC -arch="$ARCH" -std=c++17 -o "$out/cub_baselines.so" bench/segreduce/cub_segreduce.cu

@@ -21,7 +21,8 @@ OPS = ["sum", "min", "max", "prod"]
 
 
 def lengths(mix, rng, itemsize):
-    chunk = 65536 // itemsize
+    from cooplink.numba import _segplan
+    chunk = _segplan.chunk_items(itemsize)  # (the tail's chunk)
     if mix == "short":       # logical warps; empty segments among them
         return rng.integers(0, 300, 3000)
     if mix == "tiny":        # logical warps of 4 or 8 lanes (1-byte items: an unaligned head longer than them)

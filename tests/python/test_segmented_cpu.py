@@ -22,7 +22,7 @@ class FakeGPUArray:
 
 @pytest.mark.parametrize("mean,itemsize,want", [
     (32, 4, "warp8 defer>8192"), (128, 4, "warp16 defer>8192"), (1024, 4, "warpu16 defer>8192"), (512, 4, "warp16 defer>8192"),
-    (2000, 4, "warpu32 defer>8192"), (8192, 4, "block defer>262144"), (1 << 20, 4, "block defer>262144"),
+    (2000, 4, "warpu32 defer>8192"), (8192, 4, "block defer>262144"), (1 << 20, 4, "warpu32 defer>8192"), (1 << 18, 4, "block defer>262144"),
     (32, 8, "warp16 defer>4096"), (8, 4, "warp4 defer>8192"), (64, 1, "warp4 defer>32768"),
     (100000, 2, "block defer>524288")])
 def test_plan(mean, itemsize, want):
@@ -76,8 +76,8 @@ def test_errors_name_the_problem():
         "segmented_reduce: values of dtype complex64 are not supported")
     assert _error(FakeGPUArray((10,), np.float32, ptr=0x10002), off, out) == (
         "segmented_reduce: values at address 0x10002 are not aligned to their item size")
-    assert _error(FakeGPUArray((2 ** 31 - 2 ** 17 + 1,), np.int8), off, FakeGPUArray((2,), np.int8)) == (
-        "segmented_reduce: 2147352577 values: at most 2**31 - 2**17 (int32 offsets, and the kernels' tile "
+    assert _error(FakeGPUArray((2 ** 31 - 2 ** 19 + 1,), np.int8), off, FakeGPUArray((2,), np.int8)) == (
+        "segmented_reduce: 2146959361 values: at most 2**31 - 2**19 (int32 offsets, and the kernels' tile "
         "arithmetic a chunk beyond them)")
 
 

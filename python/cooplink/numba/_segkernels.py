@@ -516,22 +516,36 @@ def _run_kernel(dtype, op, nb, vec, ident, opf, at, bload, brange, bred, start, 
                         b = m
                 k = a
                 end = so[k + 1]
-                acc = ident()
-                for i in range(IPT):
-                    p = i32(u + i)
-                    if p >= lo and p < hi:
-                        acc = opf(acc, x[i])
-                        if p + 1 == end:  # segment k ends here
-                            if kh < 0:
-                                head = acc  # its earlier part comes from the scan
-                                kh = k
-                            else:
-                                out[u32(s0 + k)] = acc
-                            acc = ident()
-                            k = i32(k + 1)
-                            while k < ke and so[k + 1] <= p + 1:  # (empty: written when the group starts)
+                if end >= hi:  # no segment ends before this thread's last item: one reduction (kernels.cu)
+                    acc = ident()
+                    if lo == u and hi == u + IPT:
+                        for i in range(IPT):
+                            acc = opf(acc, x[i])
+                    else:
+                        for i in range(IPT):
+                            p = i32(u + i)
+                            acc = opf(acc, x[i]) if p >= lo and p < hi else acc
+                    if end == hi:  # segment k ends at this thread's last item
+                        head = acc
+                        kh = k
+                        acc = ident()
+                else:
+                    acc = ident()
+                    for i in range(IPT):
+                        p = i32(u + i)
+                        if p >= lo and p < hi:
+                            acc = opf(acc, x[i])
+                            if p + 1 == end:  # segment k ends here
+                                if kh < 0:
+                                    head = acc  # its earlier part comes from the scan
+                                    kh = k
+                                else:
+                                    out[u32(s0 + k)] = acc
+                                acc = ident()
                                 k = i32(k + 1)
-                            end = so[k + 1] if k < ke else i32(0x7FFFFFFF)
+                                while k < ke and so[k + 1] <= p + 1:  # (empty: written when the group starts)
+                                    k = i32(k + 1)
+                                end = so[k + 1] if k < ke else i32(0x7FFFFFFF)
                 mine[0].v = acc
                 mine[0].end = 1 if kh >= 0 else 0
             bscan(mine, carry, running=run)

@@ -8,7 +8,8 @@ the measurements in bench/results/segreduce.
                      to WARP_MAX_MEAN_BYTES: sr_warp16u, then sr_warp32u past WARP16U_MAX_BYTES (four tiles
                      in flight a lane; measured on the H200, float32 1024-item segments: warp16u 0.939 of
                      the read ceiling, warp16 0.915: bench/results/segreduce)
-  block first stage  longer means: sr_block, one block per segment
+  block first stage  longer means up to BLOCK_DEFER_CHUNKS chunks: sr_block, one block per segment; past
+                     that, sr_warp32u with every segment of more than a few tiles deferred
   the tail           every block, its own share done, takes the segments longer than `defer` items in
                      chunks of CHUNK_BYTES (one launch: the kernels' sr_tail)
 """
@@ -17,8 +18,9 @@ from dataclasses import dataclass
 VECTOR_BYTES = 16
 THREADS = 256          # a block of every kernel
 SEGS_IN_FLIGHT = 2     # segments in flight per logical warp (kernels.cu SR_K)
-CHUNK_BYTES = 65536    # bench/segreduce/modules.sh SR_CHUNK = CHUNK_BYTES / item size
-BLOCK_DEFER_CHUNKS = 16
+CHUNK_BYTES = 262144   # bench/segreduce/modules.sh SR_CHUNK = CHUNK_BYTES / item size (64 KB before: a block's
+                       # BlockReduce and next take after every chunk kept 1M-item segments at 0.88)
+BLOCK_DEFER_CHUNKS = 4
 WARP_MAX_MEAN_BYTES = 8192
 WARP_BOUNDED_MAX_BYTES = 2048
 WARP16U_MAX_BYTES = 4096
@@ -77,8 +79,12 @@ def choose(n, n_seg, itemsize, **override):
         p = Plan("warp", lanes, WARP_DEFER_TILES * 32 * vec)
     elif mean * itemsize <= WARP_MAX_MEAN_BYTES:
         p = Plan("warpu", 16 if mean * itemsize <= WARP16U_MAX_BYTES else 32, WARP_DEFER_TILES * 32 * vec)
-    else:
+    elif mean * itemsize <= BLOCK_DEFER_CHUNKS * CHUNK_BYTES:
         p = Plan("block", 0, BLOCK_DEFER_CHUNKS * chunk_items(itemsize))
+    else:  # most items in segments the block stage would defer anyway: every segment past a warp's few tiles
+        # goes to the tail at once, the rest to sr_warp32u (float32 1M: 0.954 against the block stage's 0.946;
+        # bench/results/segreduce/s23_chunk256k_explore_f32sum.json)
+        p = Plan("warpu", 32, WARP_DEFER_TILES * 32 * vec)
     return Plan(**{**p.__dict__, **override})
 
 

@@ -19,7 +19,7 @@ from ._segkernels import THREADS, identity, kernel
 
 __all__ = ["segmented_reduce", "OPS", "identity", "kernel"]
 
-MAX_VALUES = 2 ** 31 - 2 ** 17  # int32 offsets; a chunk (64 KB) past the last index must not overflow
+MAX_VALUES = 2 ** 31 - 2 ** 19  # int32 offsets; a chunk (256 KB) past the last index must not overflow
 OPS = ("sum", "min", "max", "prod")
 _DTYPES = ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float16", "float32",
            "float64")
@@ -81,7 +81,7 @@ def check_arguments(values, offsets, out, op):
     if n_off != n_seg + 1:
         raise ValueError(f"segmented_reduce: offsets must have len(out) + 1 = {n_seg + 1} entries, got {n_off}")
     if n > MAX_VALUES:
-        raise ValueError(f"segmented_reduce: {n} values: at most 2**31 - 2**17 (int32 offsets, and the kernels' "
+        raise ValueError(f"segmented_reduce: {n} values: at most 2**31 - 2**19 (int32 offsets, and the kernels' "
                          f"tile arithmetic a chunk beyond them)")
     if ptr % dtype.itemsize:
         raise ValueError(f"segmented_reduce: values at address {ptr:#x} are not aligned to their item size")
