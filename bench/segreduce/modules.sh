@@ -37,14 +37,11 @@ bm_symbols() {
     echo "coop_block_exclusive_scan_custom_sr${op}${tc}_prefix_srp${tc}_t256_i1_$([ "$n" = 2 ] && echo raking || echo warp_scans)"
   done
   # scan: BlockLoad, BlockScan exclusive sum with a running prefix, BlockStore (two vectors a thread)
-  local t
-  for t in 256; do
-    echo "coop_block_load_${tc}_t${t}_i${i}_vectorize"
-    echo "coop_block_load_guarded_${tc}_t${t}_i${i}_direct"
-    echo "coop_block_store_${tc}_t${t}_i${i}_vectorize"
-    echo "coop_block_store_guarded_${tc}_t${t}_i${i}_direct"
-    echo "coop_block_exclusive_scan_sum_prefix_${tc}_t${t}_i${i}_warp_scans"
-  done
+  echo "coop_block_load_${tc}_t256_i${i}_vectorize"
+  echo "coop_block_load_guarded_${tc}_t256_i${i}_direct"
+  echo "coop_block_store_${tc}_t256_i${i}_vectorize"
+  echo "coop_block_store_guarded_${tc}_t256_i${i}_direct"
+  echo "coop_block_exclusive_scan_sum_prefix_${tc}_t256_i${i}_warp_scans"
 }
 
 # bm_link NAME SOURCE CATALOG DIR DEFS...: cooplink.cubin and whole.cubin of SOURCE, with the wrappers of
@@ -87,14 +84,14 @@ bm_reduce() {
 }
 
 bm_scan() {  # bm_scan TC CT N CATALOG DIR [D (1)]
-  local tc=$1 ct=$2 n=$3 cat=$4 d=$5 sd=${6:-1} t=256 i=$(($3 * 2)) up
+  local tc=$1 ct=$2 n=$3 cat=$4 d=$5 sd=${6:-1} i=$(($3 * 2)) up
   rm -rf "$d" && mkdir -p "$d"
   up=$(echo "$tc" | tr a-z A-Z)
-  bm_symbols "$tc" "$n" | grep -E "_${tc}_t${t}_i${i}_" > "$d/symbols.txt"
+  bm_symbols "$tc" "$n" | grep -E "_${tc}_t256_i${i}_" > "$d/symbols.txt"
   echo '#include "segreduce.h"' > "$d/scan.h"  # (scan.cu includes scan.h; the catalog's header is segreduce.h)
   bm_link scan bench/scan/scan.cu "$cat" "$d" -Xnvrtc "-DSC_T=$ct" -Xnvrtc "-DSC_TC=$tc" -Xnvrtc "-DSC_N=$i" \
-    -Xnvrtc "-DSC_V=$n" -Xnvrtc "-DSC_THREADS=$t" -Xnvrtc "-DSC_D=$sd" \
-    -Xnvrtc "-DSCAN_TEMP_BYTES=COOP_BLOCK_EXCLUSIVE_SCAN_SUM_PREFIX_${up}_T${t}_I${i}_WARP_SCANS_TEMP_BYTES"
+    -Xnvrtc "-DSC_V=$n" -Xnvrtc "-DSC_D=$sd" \
+    -Xnvrtc "-DSCAN_TEMP_BYTES=COOP_BLOCK_EXCLUSIVE_SCAN_SUM_PREFIX_${up}_T256_I${i}_WARP_SCANS_TEMP_BYTES"
 }
 
 bm_nvcc() {
