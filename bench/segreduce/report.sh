@@ -7,7 +7,7 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 venv=build/bench-venv
 [ -x "$venv/bin/python" ] || { python3 -m venv "$venv" && "$venv/bin/pip" install -q matplotlib numpy; }
-[ $# -gt 0 ] || set -- bench/results/segreduce/p7_run_f32_f64part.json bench/results/segreduce/p7_run_f64_i32.json
+[ $# -gt 0 ] || set -- bench/results/segreduce/s24_f32_f64.json bench/results/segreduce/s24_i32.json
 "$venv/bin/python" bench/segreduce/report.py "$@"
 scan=bench/results/scan/scan.json
 if [ -f "$scan" ]; then "$venv/bin/python" bench/scan/scan.py --report "$scan"; fi

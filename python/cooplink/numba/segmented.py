@@ -102,6 +102,14 @@ def segmented_reduce(values, offsets, out, op="sum", stream=0, plan=None):
     n, n_seg, dtype, ptr = check_arguments(values, offsets, out, op)
     if n_seg == 0:
         return
+    p = plan or _segplan.choose(n, n_seg, dtype.itemsize)
+    if p.defer < 0:
+        raise ValueError(f"segmented_reduce: plan {p} defers segments of fewer than 0 items")
+    if p.first == "run" and op == "max" and dtype.kind == "u":
+        # tests/gpu/segmented_suite.py, H200 2026-12-03: sr_run's uint8 and uint16 max results were wrong (the
+        # chosen plans' right); until that is found, no unsigned max through it (choose() never picks it)
+        raise NotImplementedError(f"segmented_reduce: plan {p} is not available for the max of {dtype} (known "
+                                  f"wrong results; the chosen plan is)")
     from numba import cuda
     values, offsets, out = (_import(cuda, a, stream) for a in (values, offsets, out))
     # vector loads need values on a 16-byte boundary: index from the boundary below, shifting the offsets
@@ -110,10 +118,7 @@ def segmented_reduce(values, offsets, out, op="sum", stream=0, plan=None):
         values = cuda.from_cuda_array_interface(
             {"shape": (n + shift,), "typestr": dtype.str, "data": (ptr - shift * dtype.itemsize, False),
              "version": 3, "strides": None}, owner=values, sync=False)
-    p = plan or _segplan.choose(n, n_seg, dtype.itemsize)
     k = kernel(dtype.str, op, p.kernel)
-    if p.defer < 0:
-        raise ValueError(f"segmented_reduce: plan {p} defers segments of fewer than 0 items")
     # one work queue per stream (the default stream's per host thread: with per-thread default streams,
     # two threads' calls run at once)
     key = (_handle(cuda.current_context()), _handle(stream) if stream else ("default", threading.get_ident()),
