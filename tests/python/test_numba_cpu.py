@@ -423,6 +423,25 @@ def test_warp_errors():
 
 # ---------------------------------------------------------------- operators given as Python functions
 
+def test_closures_of_one_body_are_other_operators():
+    """One operator body closed over other values is another operator: another symbol, another primitive
+    (segmented_reduce's sr_run built its uint8 max with its sum's operator when both were named alike)."""
+    def make(is_sum):
+        @cuda.jit(device=True)
+        def opf(a, b):
+            return a + b if is_sum else max(a, b)
+
+        def seg(a, b):
+            return opf(a, b)
+        return seg
+    s1, m, s2 = make(True), make(False), make(True)
+    scans = [coop.block.make_exclusive_scan(np.uint8, 128, f, 1, initial_value=0, algorithm="warp_scans")
+             for f in (s1, m, s2)]
+    assert scans[0].name != scans[1].name
+    assert scans[0].name == scans[2].name  # (the same operator: the same symbol, one bundle for both)
+    assert all(sc.name.startswith("block_exclusive_scan_custom_py_seg_") for sc in scans), scans[0].name
+
+
 def test_python_function_operators(device_functions_without_gpu):
     """A non-commutative Python operator in block reduce, block scan and warp reduce: one C-ABI device
     function compiled by Numba, attached once, called by name from the generated bundles, all inlined."""

@@ -19,9 +19,7 @@ class CustomOp:
         self.fn, self.code, self.comparator = fn, code, comparator
         py = getattr(fn, "py_func", fn)
         base = re.sub(r"[^a-z0-9_]", "_", getattr(py, "__name__", "op").lower()).strip("_")[:16] or "op"
-        co = getattr(py, "__code__", None)
-        ident = repr((getattr(py, "__module__", ""), getattr(py, "__qualname__", ""),
-                      co.co_code if co else b"", co.co_consts if co else (), code, comparator))
+        ident = repr((_fingerprint(py), code, comparator))
         self.cname = f"py_{base}_{hashlib.sha256(ident.encode()).hexdigest()[:8]}_{code}"
         self.spelling = f"custom_{self.cname}"
         self._linkables = {}
@@ -57,6 +55,25 @@ class CustomOp:
             # one object per arch: numba-cuda's link takes each object once
             obj = self._linkables[arch] = LTOIR(bytes(ltoir), name=f"{self.cname}.ltoir")
         return obj
+
+
+def _fingerprint(fn, depth=0):
+    """What makes a Python operator the operator it is: its code and, recursively, what its closure holds.
+    Two closures of one function body (the same code and name, other captured functions or values) are
+    other operators: named alike, a primitive made for one was taken for the other (segmented_reduce's
+    sr_run: the max of uint8 built with the sum's operator, whose initial value is the same 0)."""
+    py = getattr(fn, "py_func", fn)
+    co = getattr(py, "__code__", None)
+    if co is None or depth > 8:
+        return repr(py)  # (a value, or a callable that is not a Python function: its repr)
+    cells = []
+    for cell in py.__closure__ or ():
+        try:
+            cells.append(_fingerprint(cell.cell_contents, depth + 1))
+        except ValueError:  # an empty cell
+            cells.append(None)
+    return (getattr(py, "__module__", ""), getattr(py, "__qualname__", ""), co.co_code, co.co_consts,
+            tuple(cells))
 
 
 @intrinsic
