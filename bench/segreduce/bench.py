@@ -58,7 +58,7 @@ adaptive = _load_plan()
 # other plans timed beside the chosen one (--explore): (first stage, lanes, defer in items or, negative, in
 # chunks)
 EXPLORE = [("run", 0, 8192), ("run", 0, -4), ("warp", 8, 8192), ("warp", 16, 8192), ("warp", 32, 8192), ("warpu", 16, 8192), ("warpu", 32, 8192),
-           ("warpu", 32, -4), ("block", 0, -1), ("block", 0, -4), ("block", 0, -64)]
+           ("warpu", 32, -4), ("block", 0, -1), ("block", 0, -4), ("block", 0, -64), ("blockf", 0, -4)]
 
 
 class State:
@@ -294,7 +294,7 @@ def run_config(cp, mods, cub, numba_k, tc, op, dist, d_x, x64, rounds, rng, sm_c
             R.add(f"{build} warp{L}{u}", (lambda g, grid: lambda: g((grid,), (THREADS,), (
                 d_x, d_off, d_out, np.int32(n_seg), huge, *none)))(g, warp_grid(L)), d_out, bytes_, info(g))
         k = {name: m.get_function(name) for name in [f"sr_warp{L}{u}" for L in (4, 8, 16, 32) for u in ("", "u")]
-             + ["sr_block", "sr_run"]}
+             + ["sr_block", "sr_run", "sr_blockf"]}
 
         def adaptive_launch(p):
             f = k[p.kernel]

@@ -275,7 +275,22 @@ __device__ __forceinline__ unsigned long long sr_next(sr_queue *q, const unsigne
   return sr_item(q, items, t, capacity, share_blocks);
 }
 
-template <int U>
+/* The way out of sr_blockf's grid (a block per segment): every block but the last counts itself out with
+ * a fetch-and-add whose result it does not wait for; the grid's last block (the last to start) waits for
+ * the others, then zeroes the queue. */
+__device__ __forceinline__ void sr_exit_fixed(sr_queue *q)
+{
+  if (blockIdx.x != gridDim.x - 1) {
+    atomicAdd(&q->exited, 1); /* (a reduction: nothing waits for it) */
+    return;
+  }
+  while (sr_load_acquire(&q->exited) < gridDim.x - 1) __nanosleep(128);
+  __threadfence();
+  *q = sr_queue{};
+}
+
+/* FIXED: sr_blockf's tail (the block has counted itself in `shared`; the exit is sr_exit_fixed's). */
+template <int U, bool FIXED = false>
 __device__ __forceinline__ void sr_tail(const SR_T *in, const int *off, SR_T *out, sr_queue *q, unsigned long long *items,
                                         SR_T *partial, unsigned *done, unsigned capacity, unsigned share_blocks,
                                         void *temp)
@@ -285,10 +300,12 @@ __device__ __forceinline__ void sr_tail(const SR_T *in, const int *off, SR_T *ou
   __shared__ int combine;
   __syncthreads(); /* every warp of the block is through its share */
   if (threadIdx.x == 0) {
-    __threadfence();
-    if (blockIdx.x < share_blocks) atomicAdd(&q->shared, 1);
-    if (blockIdx.x >= share_blocks) /* no share: the blocks with one (all started before) reserve first */
-      while (sr_load_acquire(&q->shared) < share_blocks) __nanosleep(128);
+    if (!FIXED) {
+      __threadfence();
+      if (blockIdx.x < share_blocks) atomicAdd(&q->shared, 1);
+      if (blockIdx.x >= share_blocks) /* no share: the blocks with one (all started before) reserve first */
+        while (sr_load_acquire(&q->shared) < share_blocks) __nanosleep(128);
+    }
     work = sr_next(q, items, &ticket, capacity, share_blocks);
   }
   __syncthreads();
@@ -345,7 +362,9 @@ __device__ __forceinline__ void sr_tail(const SR_T *in, const int *off, SR_T *ou
   }
   if (threadIdx.x == 0) {
     __threadfence();
-    if (atomicAdd(&q->exited, 1) == gridDim.x - 1) { /* every other block is out */
+    if (FIXED) {
+      sr_exit_fixed(q);
+    } else if (atomicAdd(&q->exited, 1) == gridDim.x - 1) { /* every other block is out */
       __threadfence();
       *q = sr_queue{};
     }
@@ -642,4 +661,63 @@ extern "C" __global__ void __launch_bounds__(SR_THREADS)
     __syncthreads(); /* temp and `first` are reused */
   }
   if (q) sr_tail<4>(in, off, out, q, items, partial, done, capacity, share_blocks, temp);
+}
+
+/* sr_blockf: sr_block on its fixed grid, a block per segment (the hardware hands out the blocks as SMs free
+ * up: 1.000-1.003 of the read ceiling at 8192 items, where sr_block's grid-stride share on the resident grid
+ * is 0.991 and its one launch 0.975), in one launch with the tail. A block's queue traffic is what the queue
+ * needs and no waiting: `started` and (unless it deferred its segment) `shared` by fetch-and-adds whose
+ * results it does not wait for; a look at `chunks` and `taken`, issued before its BlockReduce and read after
+ * it, and if no work item is free it leaves (every block but the last may: the grid's last block waits for
+ * reserving to be over and takes what is left), else it runs the tail; out through sr_exit_fixed. (The
+ * resident grid's protocol on this grid cost 0.47 of the time: every block waited on a chain of round trips
+ * through the queue.) Not chosen by the plan until measured. */
+extern "C" __global__ void __launch_bounds__(SR_THREADS)
+  sr_blockf(const SR_T *in, const int *off, SR_T *out, int n_seg, long long defer, sr_queue *q,
+            unsigned long long *items, SR_T *partial, unsigned *done, unsigned capacity, unsigned share_blocks)
+{
+  DECLARE_BLOCK_TEMP;
+  __shared__ unsigned first;
+  __shared__ int stay;
+  const int s = blockIdx.x; /* (the grid: n_seg blocks, every one with a share) */
+  if (threadIdx.x == 0) atomicAdd(&q->started, 1); /* (a reduction: nothing waits for it) */
+  const int b = off[s], e = off[s + 1];
+  bool reduce = true;
+  if (e - b > defer) {
+    if (threadIdx.x == 0) first = sr_reserve_add(q, capacity, sr_chunk_count(e - b));
+    __syncthreads();
+    if (first != SR_NONE) {
+      sr_write_items(s, e - b, first, threadIdx.x, SR_THREADS, items);
+      reduce = false;
+    }
+  }
+  if (reduce) { /* (no room in the queue: reduced here) */
+    const SR_T acc = block_range<4>(in, b, e);
+    unsigned chunks = 0, dead = 0, taken = 0;
+    if (threadIdx.x == 0) { /* (relaxed: leaving is always allowed, the look only saves a round trip) */
+      chunks = *(volatile const unsigned *)&q->chunks;
+      dead = *(volatile const unsigned *)&q->dead;
+      taken = *(volatile const unsigned *)&q->taken;
+    }
+    SR_T agg;
+    BRED(&acc, &agg, temp);
+    if (threadIdx.x == 0) {
+      out[s] = agg;
+      atomicAdd(&q->shared, 1); /* (nothing reserved: no order to keep) */
+      stay = blockIdx.x == gridDim.x - 1 || taken < min(chunks, capacity - dead);
+    }
+  } else { /* (`reduce` is the block's: `first` from shared memory) */
+    __syncthreads(); /* the work items are written */
+    if (threadIdx.x == 0) {
+      __threadfence();
+      atomicAdd(&q->shared, 1);
+      stay = 1;
+    }
+  }
+  __syncthreads();
+  if (stay) {
+    sr_tail<4, true>(in, off, out, q, items, partial, done, capacity, share_blocks, temp);
+  } else if (threadIdx.x == 0) {
+    sr_exit_fixed(q);
+  }
 }

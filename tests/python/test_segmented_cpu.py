@@ -39,6 +39,9 @@ def test_grid():
     assert _segplan.grid(warp8, 1000, 132, 1056) == (1056, 16)  # 64 segments a block of 8-lane warps
     assert _segplan.grid(block, 32768, 132, 1056) == (1056, 1056)
     assert _segplan.grid(block, 256, 132, 1056) == (1056, 256)
+    # sr_blockf (CUDA C, bench/segreduce): its own grid of a block per segment, every block with a share
+    blockf = _segplan.Plan("blockf", 0, 262144)
+    assert blockf.kernel == "sr_blockf" and _segplan.grid(blockf, 32768, 132, 1056) == (32768, 32768)
 
 
 def test_work_capacity_bounds_every_deferral():

@@ -30,15 +30,17 @@ WARP_DEFER_TILES = 64
 
 @dataclass(frozen=True)
 class Plan:
-    first: str      # "warp", "warpu" (unbounded registers), "block" or "run" (a block per run of
-                    # consecutive segments, sr_run: not chosen by choose() until measured)
+    first: str      # "warp", "warpu" (unbounded registers), "block", "run" (a block per run of
+                    # consecutive segments, sr_run) or "blockf" (sr_block on its fixed grid, a block per
+                    # segment, with a tail that waits for nothing: bench/segreduce/kernels.cu sr_blockf, CUDA
+                    # C only); run and blockf are not chosen by choose() until measured
     lanes: int      # the warp stage's logical warp (0 for block)
     defer: int      # items: longer segments go to the tail, in chunks
 
     @property
     def kernel(self):
         """The kernel's name (bench/segreduce/kernels.cu and cooplink.numba.segmented alike)."""
-        if self.first in ("block", "run"):
+        if self.first in ("block", "run", "blockf"):
             return f"sr_{self.first}"
         return f"sr_warp{self.lanes}" + ("u" if self.first == "warpu" else "")
 
@@ -49,7 +51,7 @@ class Plan:
 def fixed_grid(first, lanes, n_seg, sm_count):
     """The grid of a first-stage kernel on its own: a block per segment, or the logical warps' blocks
     (grid-stride beyond 32 blocks an SM)."""
-    if first == "block":
+    if first in ("block", "blockf"):
         return n_seg
     if first == "run":  # runs of up to a block's threads of segments, at least 16 runs an SM
         return max(-(-n_seg // THREADS), min(n_seg, sm_count * 16))
@@ -61,6 +63,8 @@ def grid(plan, n_seg, sm_count, resident):
     share_blocks with segments of their own (grid-stride where the fixed kernel's grid is larger), the rest
     only taking deferred chunks. (The fixed kernel's grid of a block per segment, 32768 blocks for 8192-item
     segments, cost 0.62 of the fixed kernel's time in the queue's counters, every block adding to them.)"""
+    if plan.first == "blockf":  # its own grid, every block with a share
+        return n_seg, n_seg
     share = min(fixed_grid(plan.first, plan.lanes, n_seg, sm_count), resident)
     return resident, share
 
