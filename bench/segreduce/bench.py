@@ -327,6 +327,13 @@ def run_config(cp, mods, cub, numba_k, tc, op, dist, d_x, x64, rounds, rng, sm_c
             R.add(f"{p.kernel} alone, resident grid {resident}", lambda: fa((resident,), (THREADS,), (
                 d_x, d_off, d_out, np.int32(n_seg), huge, *none)), d_out, bytes_)
 
+            if "poll3" in mods:  # the same plan with the tail's poll in three round trips (kernels.cu SR_POLL)
+                f3 = mods["poll3"].get_function(p.kernel)
+                g3, share3 = adaptive.grid(p, n_seg, sm_count, sm_count * blocks_per_sm(cp, f3))
+                R.add(f"adaptive, poll of 3 round trips", lambda: f3((g3,), (THREADS,), (
+                    d_x, d_off, d_out, np.int32(n_seg), np.int64(p.defer), *state.args(), np.uint32(state.cap),
+                    np.uint32(share3))), d_out, bytes_, {"plan": str(p)})
+
             def on_fixed_grid():
                 fa((fg,), (THREADS,), (d_x, d_off, d_out, np.int32(n_seg), np.int64(p.defer), *state.args(),
                                       np.uint32(state.cap), np.uint32(fg)))
@@ -442,6 +449,9 @@ def main():
             mods = {b: cp.RawModule(path=os.path.join(args.gpubench, f"{tc}-{op}", f"{b}.cubin"))
                     for b in ("cooplink", "whole", "nvcc", "baselines")
                     if os.path.exists(os.path.join(args.gpubench, f"{tc}-{op}", f"{b}.cubin"))}
+            poll3 = os.path.join(args.gpubench, f"{tc}-{op}-poll3", "cooplink.cubin")  # (--explore; prepare.sh)
+            if args.explore and os.path.exists(poll3):
+                mods["poll3"] = cp.RawModule(path=poll3)
             for dist in args.lengths.split(","):
                 t0 = time.time()
                 res = run_config(cp, mods, cub, numba_k, tc, op, dist, d_x, x64, args.rounds, rng, sm_count,

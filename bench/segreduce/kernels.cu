@@ -45,6 +45,9 @@
 #endif
 
 #define SR_THREADS 256
+#ifndef SR_POLL
+#define SR_POLL 5 /* round trips of a ticket holder's poll (sr_item): 5, or 3 (an --explore build) */
+#endif
 #ifndef SR_K
 #define SR_K 2 /* segments in flight per logical warp (4 measured slower: 48 registers, fewer warps) */
 #endif
@@ -252,6 +255,17 @@ __device__ __forceinline__ unsigned long long sr_item(const sr_queue *q, const u
                                                       unsigned t, unsigned capacity, unsigned share_blocks)
 {
   if (t == SR_NONE) return 0;
+#if SR_POLL == 3 /* (bench.py --explore: the f32-sum-poll3 build) three round trips a poll, not five */
+  if (t >= capacity) return 0; /* (a ticket can pass the items: read none past them) */
+  for (;;) {
+    const unsigned long long w = __ldcv(items + t);
+    if (w != 0) return w;
+    const bool over = sr_load_acquire(&q->shared) >= share_blocks; /* (before `chunks`: a reservation counted
+                                                                      * there is in `chunks` too) */
+    if (t >= (over ? sr_end(q, capacity) : capacity - sr_load_acquire(&q->dead))) return 0;
+    __nanosleep(64);
+  }
+#else
   for (;;) {
     if (t >= capacity - sr_load_acquire(&q->dead)) return 0;
     const unsigned long long w = __ldcv(items + t);
@@ -259,6 +273,7 @@ __device__ __forceinline__ unsigned long long sr_item(const sr_queue *q, const u
     if (sr_load_acquire(&q->shared) >= share_blocks && t >= sr_end(q, capacity)) return 0;
     __nanosleep(64);
   }
+#endif
 }
 
 /* The next work item for this block, as sr_item; the grid's last block, finding none free, waits for

@@ -61,8 +61,9 @@ bm_link() {
   for ((i = 1; i < ${#a[@]}; i += 2)); do printf '%s\n' "${a[i]}" >> "$d/nvcc.args"; done
 }
 
-bm_reduce() {
+bm_reduce() {  # bm_reduce TC CT N LOWEST OP CATALOG DIR [DEFS...: more -Xnvrtc -D options]
   local tc=$1 ct=$2 n=$3 lowest=$4 op=$5 cat=$6 d=$7 id up
+  shift 7
   rm -rf "$d" && mkdir -p "$d"
   [ "$op" = sum ] && id="(($ct)0)" || id="$lowest"
   up=$(echo "${op}_${tc}" | tr a-z A-Z)
@@ -74,7 +75,7 @@ bm_reduce() {
               -Xnvrtc "-DOP_$(echo "$op" | tr a-z A-Z)" -Xnvrtc "-DSR_N=$n" -Xnvrtc "-DSR_N4=$((n * 4))"
               -Xnvrtc "-DSR_ID=$id" -Xnvrtc "-DSR_CHUNK=$((262144 / (n == 2 ? 8 : 4)))"
               -Xnvrtc "-DSR_WARP_MIN_BLOCKS=$((n == 2 ? 6 : 8))" -Xnvrtc "-DSR_RUN_MIN_BLOCKS=$((n == 2 ? 3 : 4))")
-  defs+=(-Xnvrtc "-DBRED_TEMP_BYTES=COOP_BLOCK_REDUCE_${up}_T256_I1_WARP_REDUCTIONS_TEMP_BYTES")
+  defs+=(-Xnvrtc "-DBRED_TEMP_BYTES=COOP_BLOCK_REDUCE_${up}_T256_I1_WARP_REDUCTIONS_TEMP_BYTES" "$@")
   if [ "$n" = 2 ]; then  # sr_run's segmented scan (bm_symbols)
     defs+=(-Xnvrtc -DSR_RUN_SCAN=raking -Xnvrtc -DSR_RUN_SCANU=RAKING)
   fi
