@@ -296,6 +296,8 @@ __device__ __forceinline__ unsigned long long sr_next(sr_queue *q, const unsigne
 __device__ __forceinline__ void sr_exit_fixed(sr_queue *q)
 {
   if (blockIdx.x != gridDim.x - 1) {
+    __threadfence(); /* (this block's relaxed atomics on the queue before the last block zeroes it: a review
+                      * found the order unkept, a stale `shared` or `started` for the next call) */
     atomicAdd(&q->exited, 1); /* (a reduction: nothing waits for it) */
     return;
   }
@@ -376,12 +378,14 @@ __device__ __forceinline__ void sr_tail(const SR_T *in, const int *off, SR_T *ou
     __syncthreads();
   }
   if (threadIdx.x == 0) {
-    __threadfence();
     if (FIXED) {
       sr_exit_fixed(q);
-    } else if (atomicAdd(&q->exited, 1) == gridDim.x - 1) { /* every other block is out */
+    } else {
       __threadfence();
-      *q = sr_queue{};
+      if (atomicAdd(&q->exited, 1) == gridDim.x - 1) { /* every other block is out */
+        __threadfence();
+        *q = sr_queue{};
+      }
     }
   }
 }
@@ -694,7 +698,9 @@ extern "C" __global__ void __launch_bounds__(SR_THREADS)
   DECLARE_BLOCK_TEMP;
   __shared__ unsigned first;
   __shared__ int stay;
-  const int s = blockIdx.x; /* (the grid: n_seg blocks, every one with a share) */
+  if (gridDim.x != (unsigned)n_seg || share_blocks != gridDim.x) __trap(); /* (its grid: a block per segment, each
+                                                                          * with a share; else waits would hang) */
+  const int s = blockIdx.x;
   if (threadIdx.x == 0) atomicAdd(&q->started, 1); /* (a reduction: nothing waits for it) */
   const int b = off[s], e = off[s + 1];
   bool reduce = true;
