@@ -262,7 +262,10 @@ __device__ __forceinline__ unsigned long long sr_item(const sr_queue *q, const u
     if (w != 0) return w;
     const bool over = sr_load_acquire(&q->shared) >= share_blocks; /* (before `chunks`: a reservation counted
                                                                       * there is in `chunks` too) */
-    if (t >= (over ? sr_end(q, capacity) : capacity - sr_load_acquire(&q->dead))) return 0;
+    /* (plain loads after the acquire are ordered after it, and need no order between them: one round trip) */
+    const unsigned dead = *(volatile const unsigned *)&q->dead;
+    const unsigned end = over ? min(*(volatile const unsigned *)&q->chunks, capacity - dead) : capacity - dead;
+    if (t >= end) return 0;
     __nanosleep(64);
   }
 #else
