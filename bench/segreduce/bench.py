@@ -296,8 +296,8 @@ def run_config(cp, mods, cub, numba_k, tc, op, dist, d_x, x64, rounds, rng, sm_c
         k = {name: m.get_function(name) for name in [f"sr_warp{L}{u}" for L in (4, 8, 16, 32) for u in ("", "u")]
              + ["sr_block", "sr_run", "sr_blockf"]}
 
-        def adaptive_launch(p):
-            f = k[p.kernel]
+        def adaptive_launch(p, kernels=k):
+            f = kernels[p.kernel]
             grid, share = adaptive.grid(p, n_seg, sm_count, sm_count * blocks_per_sm(cp, f))
 
             def run():
@@ -328,11 +328,9 @@ def run_config(cp, mods, cub, numba_k, tc, op, dist, d_x, x64, rounds, rng, sm_c
                 d_x, d_off, d_out, np.int32(n_seg), huge, *none)), d_out, bytes_)
 
             if "poll3" in mods:  # the same plan with the tail's poll in three round trips (kernels.cu SR_POLL)
-                f3 = mods["poll3"].get_function(p.kernel)
-                g3, share3 = adaptive.grid(p, n_seg, sm_count, sm_count * blocks_per_sm(cp, f3))
-                R.add(f"adaptive, poll of 3 round trips", lambda: f3((g3,), (THREADS,), (
-                    d_x, d_off, d_out, np.int32(n_seg), np.int64(p.defer), *state.args(), np.uint32(state.cap),
-                    np.uint32(share3))), d_out, bytes_, {"plan": str(p)})
+                R.add("adaptive, poll of 3 round trips",
+                      adaptive_launch(p, {p.kernel: mods["poll3"].get_function(p.kernel)}), d_out, bytes_,
+                      {"plan": str(p)})
 
             def on_fixed_grid():
                 fa((fg,), (THREADS,), (d_x, d_off, d_out, np.int32(n_seg), np.int64(p.defer), *state.args(),

@@ -138,6 +138,9 @@ __device__ __forceinline__ unsigned sr_load_acquire(const unsigned *p)
   return v;
 }
 
+/* A counter read without ordering (where a stale value only costs time, or after an acquire that orders it). */
+__device__ __forceinline__ unsigned sr_load_relaxed(const unsigned *p) { return *(volatile const unsigned *)p; }
+
 #define SR_NONE 0xffffffffu
 
 /* Whether the reservation of `count` items from `first` fits the queue. */
@@ -263,8 +266,8 @@ __device__ __forceinline__ unsigned long long sr_item(const sr_queue *q, const u
     const bool over = sr_load_acquire(&q->shared) >= share_blocks; /* (before `chunks`: a reservation counted
                                                                       * there is in `chunks` too) */
     /* (plain loads after the acquire are ordered after it, and need no order between them: one round trip) */
-    const unsigned dead = *(volatile const unsigned *)&q->dead;
-    const unsigned end = over ? min(*(volatile const unsigned *)&q->chunks, capacity - dead) : capacity - dead;
+    const unsigned dead = sr_load_relaxed(&q->dead);
+    const unsigned end = over ? min(sr_load_relaxed(&q->chunks), capacity - dead) : capacity - dead;
     if (t >= end) return 0;
     __nanosleep(64);
   }
@@ -719,9 +722,9 @@ extern "C" __global__ void __launch_bounds__(SR_THREADS)
     const SR_T acc = block_range<4>(in, b, e);
     unsigned chunks = 0, dead = 0, taken = 0;
     if (threadIdx.x == 0) { /* (relaxed: leaving is always allowed, the look only saves a round trip) */
-      chunks = *(volatile const unsigned *)&q->chunks;
-      dead = *(volatile const unsigned *)&q->dead;
-      taken = *(volatile const unsigned *)&q->taken;
+      chunks = sr_load_relaxed(&q->chunks);
+      dead = sr_load_relaxed(&q->dead);
+      taken = sr_load_relaxed(&q->taken);
     }
     SR_T agg;
     BRED(&acc, &agg, temp);
