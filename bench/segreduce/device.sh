@@ -24,7 +24,7 @@ shift || true
 for f in bench/segreduce/kernels.cu bench/scan/scan.cu; do
   cmp -s "$f" ".gpubench/src/$(basename "$f")" || { echo "device.sh: .gpubench is older than $f: run bench/segreduce/prepare.sh" >&2; exit 2; }
 done
-for f in segmented.py _segplan.py; do
+for f in $(cd python/cooplink/numba && ls *.py); do  # (every module: a stale one measured old code once)
   python3 -c 'import glob, sys, zipfile; z = zipfile.ZipFile(glob.glob(".gpuwheels/cooplink-*.whl")[0])
 sys.stdout.buffer.write(z.read(next(n for n in z.namelist() if n.endswith("/cooplink/numba/" + sys.argv[1]))))' "$f" |
     cmp -s - "python/cooplink/numba/$f" ||

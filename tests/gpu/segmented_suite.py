@@ -102,13 +102,6 @@ def run_dtype(args):
                 bad = []
                 # the chosen plan, then sr_run (a block per run of consecutive segments), same deferral
                 for p in (None, segmented._segplan.Plan("run", 0, plan.defer)):
-                    if p is not None and op == "max" and dt.kind == "u":  # (refused: segmented_reduce says why)
-                        try:
-                            coop.segmented_reduce(d_x, d_off, d_out, op, plan=p)
-                            bad.append(f"{p}: not refused for the max of {dt}")
-                        except NotImplementedError:
-                            pass
-                        continue
                     for call, byte in enumerate((b"\x5a", b"\xa5")):  # two poisons: no reference equals both
                         poison = np.frombuffer(byte * dt.itemsize * lens.size, dt) if dt.kind in "iu" else \
                             np.full(lens.size, np.nan, dt)

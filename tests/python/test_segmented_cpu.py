@@ -84,16 +84,6 @@ def test_errors_name_the_problem():
         "arithmetic a chunk beyond them)")
 
 
-def test_run_plan_refuses_unsigned_max():
-    # sr_run's unsigned max was wrong on the H200 (segmented_suite, 2026-12-03): refused before any GPU work
-    run = _segplan.Plan("run", 0, 8192)
-    x, off, out = FakeGPUArray((10,), np.uint16), FakeGPUArray((3,), np.int32), FakeGPUArray((2,), np.uint16)
-    with pytest.raises(NotImplementedError) as e:
-        segmented_reduce(x, off, out, "max", plan=run)
-    assert str(e.value) == ("segmented_reduce: plan run defer>8192 is not available for the max of uint16 (known "
-                            "wrong results; the chosen plan is)")
-
-
 def test_empty_output_needs_no_gpu():
     # no segments: nothing to do, nothing launched (this machine has no GPU)
     segmented_reduce(FakeGPUArray((10,), np.float32), FakeGPUArray((1,), np.int32), FakeGPUArray((0,), np.float32))

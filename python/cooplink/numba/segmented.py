@@ -105,13 +105,6 @@ def segmented_reduce(values, offsets, out, op="sum", stream=0, plan=None):
     p = plan or _segplan.choose(n, n_seg, dtype.itemsize)
     if p.defer < 0:
         raise ValueError(f"segmented_reduce: plan {p} defers segments of fewer than 0 items")
-    if p.first == "run" and op == "max" and dtype.kind == "u":
-        # tests/gpu/segmented_suite.py, H200 2026-12-03: sr_run's uint8 and uint16 max results were wrong (the
-        # chosen plans' right). The cause found since (no GPU run yet): its scan operator, one closure body for
-        # every op, was named alike for each, so the max took the scan made for the sum (the same initial value
-        # 0); _custom._fingerprint names closures apart. Refused until the suite passes with that on the GPU.
-        raise NotImplementedError(f"segmented_reduce: plan {p} is not available for the max of {dtype} (known "
-                                  f"wrong results; the chosen plan is)")
     from numba import cuda
     values, offsets, out = (_import(cuda, a, stream) for a in (values, offsets, out))
     # vector loads need values on a 16-byte boundary: index from the boundary below, shifting the offsets
