@@ -58,7 +58,8 @@ adaptive = _load_plan()
 # other plans timed beside the chosen one (--explore): (first stage, lanes, defer in items or, negative, in
 # chunks)
 EXPLORE = [("run", 0, 8192), ("run", 0, -4), ("warp", 8, 8192), ("warp", 16, 8192), ("warp", 32, 8192), ("warpu", 16, 8192), ("warpu", 32, 8192),
-           ("warpu", 32, -4), ("block", 0, -1), ("block", 0, -4), ("block", 0, -64), ("blockf", 0, -4)]
+           ("warpu", 32, -4), ("block", 0, -1), ("block", 0, -4), ("block", 0, -64), ("warpt", 8, 8192),
+           , ("warpt", 16, 8192), ("warpt", 32, 8192)]
 
 
 class State:
@@ -294,7 +295,7 @@ def run_config(cp, mods, cub, numba_k, tc, op, dist, d_x, x64, rounds, rng, sm_c
             R.add(f"{build} warp{L}{u}", (lambda g, grid: lambda: g((grid,), (THREADS,), (
                 d_x, d_off, d_out, np.int32(n_seg), huge, *none)))(g, warp_grid(L)), d_out, bytes_, info(g))
         k = {name: m.get_function(name) for name in [f"sr_warp{L}{u}" for L in (4, 8, 16, 32) for u in ("", "u")]
-             + ["sr_block", "sr_run", "sr_blockf"]}
+             + ["sr_block", "sr_run", "sr_warp8t", "sr_warp16t", "sr_warp32t"]}
 
         def adaptive_launch(p, kernels=k):
             f = kernels[p.kernel]
@@ -326,11 +327,6 @@ def run_config(cp, mods, cub, numba_k, tc, op, dist, d_x, x64, rounds, rng, sm_c
             fg = adaptive.fixed_grid(p.first, p.lanes, n_seg, sm_count)
             R.add(f"{p.kernel} alone, resident grid {resident}", lambda: fa((resident,), (THREADS,), (
                 d_x, d_off, d_out, np.int32(n_seg), huge, *none)), d_out, bytes_)
-
-            if "poll3" in mods:  # the same plan with the tail's poll in three round trips (kernels.cu SR_POLL)
-                R.add("adaptive, poll of 3 round trips",
-                      adaptive_launch(p, {p.kernel: mods["poll3"].get_function(p.kernel)}), d_out, bytes_,
-                      {"plan": str(p)})
 
             def on_fixed_grid():
                 fa((fg,), (THREADS,), (d_x, d_off, d_out, np.int32(n_seg), np.int64(p.defer), *state.args(),
@@ -412,12 +408,18 @@ def main():
     ap.add_argument("--numba", action="store_true", help="also the Numba kernels (cooplink.numba installed)")
     ap.add_argument("--no-torch", action="store_true")
     ap.add_argument("--explore", action="store_true", help="also other plans of the adaptive launcher (f32 sum)")
+    ap.add_argument("--builds", default=",".join(Runner.builds),
+                    help="the kernels' builds to time (cooplink, whole, nvcc: the zero-overhead check needs all)")
     ap.add_argument("--verbose", action="store_true", help="each kernel's first run on stderr as it happens")
     ap.add_argument("--profile", action="store_true",
                     help="each cooplink kernel, the read ceiling and CUB run once, checked, not timed (for ncu: "
                          "bench/segreduce/device.sh profile)")
     args = ap.parse_args()
     Runner.verbose = args.verbose
+    builds = tuple(args.builds.split(","))
+    if not builds or not set(builds) <= set(Runner.builds) or "cooplink" not in builds:
+        ap.error(f"--builds: cooplink and any of {', '.join(Runner.builds[1:])}, not {args.builds!r}")
+    Runner.builds = builds
     if args.profile:
         args.rounds, args.no_torch, args.numba = 0, True, False
         Runner.builds, Runner.order = ("cooplink",), []
@@ -447,9 +449,6 @@ def main():
             mods = {b: cp.RawModule(path=os.path.join(args.gpubench, f"{tc}-{op}", f"{b}.cubin"))
                     for b in ("cooplink", "whole", "nvcc", "baselines")
                     if os.path.exists(os.path.join(args.gpubench, f"{tc}-{op}", f"{b}.cubin"))}
-            poll3 = os.path.join(args.gpubench, f"{tc}-{op}-poll3", "cooplink.cubin")  # (--explore; prepare.sh)
-            if args.explore and os.path.exists(poll3):
-                mods["poll3"] = cp.RawModule(path=poll3)
             for dist in args.lengths.split(","):
                 t0 = time.time()
                 res = run_config(cp, mods, cub, numba_k, tc, op, dist, d_x, x64, args.rounds, rng, sm_count,

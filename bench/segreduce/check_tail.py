@@ -164,9 +164,10 @@ def main():
         if numba_pass:
             bad += check_numba(cp, label, p, d_x, d_off, d_out, ref, sm)
             continue
-        # the chosen plan, then sr_run (a block per run of consecutive segments) and sr_blockf (a block per
-        # segment on its own grid) with the same deferral
-        for plan in (p, adaptive.Plan("run", 0, p.defer), adaptive.Plan("blockf", 0, p.defer)):
+        # the chosen plan, then sr_run (a block per run of consecutive segments) and sr_warp<8, 32>t
+        # (several tiles a segment at once) with the same deferral
+        for plan in (p, adaptive.Plan("run", 0, p.defer), adaptive.Plan("warpt", 8, p.defer),
+                     adaptive.Plan("warpt", 32, p.defer)):
             bad += check_c(cp, m, sm, label, plan, n, lens, d_x, d_off, d_out, ref)
     print(f"{bad} failed")
     return 1 if bad else 0

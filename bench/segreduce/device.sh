@@ -8,10 +8,14 @@
 #                                                  # about 8 minutes; ARGS: its --filter)
 #   bash bench/segreduce/device.sh bench [opts]    # bench/segreduce/bench.py --numba [opts] (every type)
 #   bash bench/segreduce/device.sh quick [opts]    # check_tail.py (C, Numba), then the bench of float32 only
+#   bash bench/segreduce/device.sh explore [opts]  # check_tail.py (C), then bench.py --explore (f32 sum, cooplink's
+#                                                  # build alone, no Numba)
 #   bash bench/segreduce/device.sh profile [LENGTHS]  # ncu (hardware counters) on each cooplink kernel, the read
 #                                                  # ceiling and CUB, f32 sum, once each: $OUT/ncu_<length>.csv
 #                                                  # and launches_<length>.txt; here: bench/segreduce/profile.py
 #
+# Each stage's limit in seconds can be lowered to fit several modes in one call: SUITE_S, CHECK_S, BENCH_S
+# (and NO_SCAN=1: checks without bench/scan).
 # Logs and results go to $OUT (segreduce.json is rewritten after every configuration, so a run cut short
 # keeps what it measured).
 set -uo pipefail
@@ -46,22 +50,28 @@ stage() {  # stage NAME SECONDS COMMAND...: the command's output in $OUT/NAME.lo
 
 case "$what" in
   checks)
-    COOPLINK_CATALOG=$repo/.gpubench/catalog stage check 180 python3 bench/segreduce/check_tail.py --numba
-    TAIL=10 stage scan 150 python3 bench/scan/scan.py --gpubench .gpubench --out "$out" --rounds 3 --types f32
+    COOPLINK_CATALOG=$repo/.gpubench/catalog stage check "${CHECK_S:-180}" python3 bench/segreduce/check_tail.py --numba
+    [ "${NO_SCAN:-0}" = 1 ] || TAIL=10 stage scan 150 python3 bench/scan/scan.py --gpubench .gpubench --out "$out" --rounds 3 --types f32
     ;;
   suite)  # (2026-12-03: 330 s reached the 1- and 2-byte types only; each worker compiles its dtype's kernels)
-    (cd /tmp && TAIL=12 stage suite 570 python3 "$repo/tests/gpu/segmented_suite.py" "$@")
+    (cd /tmp && TAIL=12 stage suite "${SUITE_S:-570}" python3 "$repo/tests/gpu/segmented_suite.py" "$@")
     grep -c '^ok' "$out/suite.log" | sed 's/^/suite cases ok: /'
     grep '^FAIL' "$out/suite.log" | cut -c1-300 | head -20
     ;;
   bench)
-    COOPLINK_CATALOG=$repo/.gpubench/catalog TAIL=50 stage bench 560 \
+    COOPLINK_CATALOG=$repo/.gpubench/catalog TAIL=50 stage bench "${BENCH_S:-560}" \
       python3 bench/segreduce/bench.py --gpubench .gpubench --out "$out" --numba --verbose "$@"
     ;;
   quick)
     COOPLINK_CATALOG=$repo/.gpubench/catalog stage check 100 python3 bench/segreduce/check_tail.py --numba
     COOPLINK_CATALOG=$repo/.gpubench/catalog TAIL=50 stage bench 420 \
       python3 bench/segreduce/bench.py --gpubench .gpubench --out "$out" --numba --types f32 "$@"
+    ;;
+  explore)  # the CUDA C kernels' checks, then the other plans of the adaptive launcher, f32 sum, no Numba
+    COOPLINK_CATALOG=$repo/.gpubench/catalog stage check 120 python3 bench/segreduce/check_tail.py
+    COOPLINK_CATALOG=$repo/.gpubench/catalog TAIL=60 stage bench 420 \
+      python3 bench/segreduce/bench.py --gpubench .gpubench --out "$out" --types f32 --ops sum --explore \
+      --builds cooplink "$@"
     ;;
   profile)
     metrics=gpu__time_duration.sum,dram__throughput.avg.pct_of_peak_sustained_elapsed,dram__bytes_read.sum
@@ -76,5 +86,5 @@ case "$what" in
       cp "/tmp/p_$len/launches.txt" "$out/launches_$len.txt"
     done
     ;;
-  *) echo "device.sh: checks, suite, bench, quick or profile" >&2; exit 2 ;;
+  *) echo "device.sh: checks, suite, bench, quick, explore or profile" >&2; exit 2 ;;
 esac

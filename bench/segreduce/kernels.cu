@@ -11,7 +11,7 @@
 // Kernels (extern "C"; 256 threads a block; each a grid-stride loop over the segments):
 //   sr_block                one block per segment: vectorized BlockLoad tiles, one BlockReduce
 //   sr_warp<L>, sr_warp<L>u one logical warp of L lanes per segment, SR_K segments in flight per warp
-//                           (vectorized WarpLoad, one WarpReduce each)
+//   sr_warp<L>t             (vectorized WarpLoad, one WarpReduce each; t: several tiles of each at once)
 //   sr_run                  one block per run of consecutive segments, read as one range (vectorized
 //                           BlockLoad tiles whatever the lengths; a segmented BlockScan carries partials)
 // Given a queue (the adaptive launcher), each kernel defers the segments longer than `defer` items and then
@@ -45,9 +45,6 @@
 #endif
 
 #define SR_THREADS 256
-#ifndef SR_POLL
-#define SR_POLL 5 /* round trips of a ticket holder's poll (sr_item): 5, or 3 (an --explore build) */
-#endif
 #ifndef SR_K
 #define SR_K 2 /* segments in flight per logical warp (4 measured slower: 48 registers, fewer warps) */
 #endif
@@ -137,9 +134,6 @@ __device__ __forceinline__ unsigned sr_load_acquire(const unsigned *p)
   asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
   return v;
 }
-
-/* A counter read without ordering (where a stale value only costs time, or after an acquire that orders it). */
-__device__ __forceinline__ unsigned sr_load_relaxed(const unsigned *p) { return *(volatile const unsigned *)p; }
 
 #define SR_NONE 0xffffffffu
 
@@ -258,20 +252,6 @@ __device__ __forceinline__ unsigned long long sr_item(const sr_queue *q, const u
                                                       unsigned t, unsigned capacity, unsigned share_blocks)
 {
   if (t == SR_NONE) return 0;
-#if SR_POLL == 3 /* (bench.py --explore: the f32-sum-poll3 build) three round trips a poll, not five */
-  if (t >= capacity) return 0; /* (a ticket can pass the items: read none past them) */
-  for (;;) {
-    const unsigned long long w = __ldcv(items + t);
-    if (w != 0) return w;
-    const bool over = sr_load_acquire(&q->shared) >= share_blocks; /* (before `chunks`: a reservation counted
-                                                                      * there is in `chunks` too) */
-    /* (plain loads after the acquire are ordered after it, and need no order between them: one round trip) */
-    const unsigned dead = sr_load_relaxed(&q->dead);
-    const unsigned end = over ? min(sr_load_relaxed(&q->chunks), capacity - dead) : capacity - dead;
-    if (t >= end) return 0;
-    __nanosleep(64);
-  }
-#else
   for (;;) {
     if (t >= capacity - sr_load_acquire(&q->dead)) return 0;
     const unsigned long long w = __ldcv(items + t);
@@ -279,7 +259,6 @@ __device__ __forceinline__ unsigned long long sr_item(const sr_queue *q, const u
     if (sr_load_acquire(&q->shared) >= share_blocks && t >= sr_end(q, capacity)) return 0;
     __nanosleep(64);
   }
-#endif
 }
 
 /* The next work item for this block, as sr_item; the grid's last block, finding none free, waits for
@@ -296,24 +275,7 @@ __device__ __forceinline__ unsigned long long sr_next(sr_queue *q, const unsigne
   return sr_item(q, items, t, capacity, share_blocks);
 }
 
-/* The way out of sr_blockf's grid (a block per segment): every block but the last counts itself out with
- * a fetch-and-add whose result it does not wait for; the grid's last block (the last to start) waits for
- * the others, then zeroes the queue. */
-__device__ __forceinline__ void sr_exit_fixed(sr_queue *q)
-{
-  if (blockIdx.x != gridDim.x - 1) {
-    __threadfence(); /* (this block's relaxed atomics on the queue before the last block zeroes it: a review
-                      * found the order unkept, a stale `shared` or `started` for the next call) */
-    atomicAdd(&q->exited, 1); /* (a reduction: nothing waits for it) */
-    return;
-  }
-  while (sr_load_acquire(&q->exited) < gridDim.x - 1) __nanosleep(128);
-  __threadfence();
-  *q = sr_queue{};
-}
-
-/* FIXED: sr_blockf's tail (the block has counted itself in `shared`; the exit is sr_exit_fixed's). */
-template <int U, bool FIXED = false>
+template <int U>
 __device__ __forceinline__ void sr_tail(const SR_T *in, const int *off, SR_T *out, sr_queue *q, unsigned long long *items,
                                         SR_T *partial, unsigned *done, unsigned capacity, unsigned share_blocks,
                                         void *temp)
@@ -323,12 +285,10 @@ __device__ __forceinline__ void sr_tail(const SR_T *in, const int *off, SR_T *ou
   __shared__ int combine;
   __syncthreads(); /* every warp of the block is through its share */
   if (threadIdx.x == 0) {
-    if (!FIXED) {
-      __threadfence();
-      if (blockIdx.x < share_blocks) atomicAdd(&q->shared, 1);
-      if (blockIdx.x >= share_blocks) /* no share: the blocks with one (all started before) reserve first */
-        while (sr_load_acquire(&q->shared) < share_blocks) __nanosleep(128);
-    }
+    __threadfence();
+    if (blockIdx.x < share_blocks) atomicAdd(&q->shared, 1);
+    if (blockIdx.x >= share_blocks) /* no share: the blocks with one (all started before) reserve first */
+      while (sr_load_acquire(&q->shared) < share_blocks) __nanosleep(128);
     work = sr_next(q, items, &ticket, capacity, share_blocks);
   }
   __syncthreads();
@@ -384,23 +344,19 @@ __device__ __forceinline__ void sr_tail(const SR_T *in, const int *off, SR_T *ou
     __syncthreads();
   }
   if (threadIdx.x == 0) {
-    if (FIXED) {
-      sr_exit_fixed(q);
-    } else {
+    __threadfence();
+    if (atomicAdd(&q->exited, 1) == gridDim.x - 1) { /* every other block is out */
       __threadfence();
-      if (atomicAdd(&q->exited, 1) == gridDim.x - 1) { /* every other block is out */
-        __threadfence();
-        *q = sr_queue{};
-      }
+      *q = sr_queue{};
     }
   }
 }
 
-/* One logical warp of L lanes per segment, SR_K consecutive segments at a time: the first tile of each is
- * loaded before any is reduced, so that SR_K loads are in flight per lane, and the next SR_K segments'
- * offsets are loaded while these are reduced. A segment longer than `defer` is deferred to the tail
- * (q non-null: the adaptive launcher's first stage). */
-#define WARP_KERNEL(L, NAME, MIN_BLOCKS, RANGE, RESERVE, BU)                                                          \
+/* One logical warp of L lanes per segment, SR_K consecutive segments at a time: the first T tiles of each
+ * are loaded before any is reduced, so that SR_K * T loads are in flight per lane, and the next SR_K
+ * segments' offsets are loaded while these are reduced. A segment longer than `defer` is deferred to the
+ * tail (q non-null: the adaptive launcher's first stage). */
+#define WARP_KERNEL(L, NAME, MIN_BLOCKS, RANGE, RESERVE, BU, T)                                                       \
   extern "C" __global__ void __launch_bounds__(SR_THREADS, MIN_BLOCKS)                                       \
     NAME(const SR_T *in, const int *off, SR_T *out, int n_seg, long long defer_items, sr_queue *q,           \
          unsigned long long *items, SR_T *partial, unsigned *done, unsigned capacity, unsigned share_blocks)  \
@@ -414,16 +370,28 @@ __device__ __forceinline__ void sr_tail(const SR_T *in, const int *off, SR_T *ou
     int o[SR_K + 1];                                                                                         \
     _Pragma("unroll") for (int k = 0; k <= SR_K; ++k) o[k] = s0 < n_seg ? off[min(s0 + k, n_seg)] : 0;       \
     for (; s0 < n_seg; s0 += stride) {                                                                       \
-      SR_T x[SR_K][SR_N];                                                                                    \
+      SR_T x[SR_K][T][SR_N];                                                                                 \
       unsigned deferred = 0;                                                                                 \
       _Pragma("unroll") for (int k = 0; k < SR_K; ++k)                                                       \
       {                                                                                                      \
         const int len = o[k + 1] - o[k];                                                                     \
         if (len > defer) deferred |= 1u << k;                                                                \
-        if (len >= L * SR_N && o[k] % SR_N == 0 && len <= defer)                                             \
-          WLOAD(L)(in + o[k], x[k], 0);                                                                      \
-        else                                                                                                 \
-          WLOADG(L)(in + o[k], x[k], len > defer ? 0 : min(len, L * SR_N), &id, 0);                          \
+        if (T == 1) { /* (as it was before T: the same code for the kernels measured so) */                 \
+          if (len >= L * SR_N && o[k] % SR_N == 0 && len <= defer)                                           \
+            WLOAD(L)(in + o[k], x[k][0], 0);                                                                 \
+          else                                                                                               \
+            WLOADG(L)(in + o[k], x[k][0], len > defer ? 0 : min(len, L * SR_N), &id, 0);                     \
+          continue;                                                                                          \
+        }                                                                                                    \
+        const bool vec = o[k] % SR_N == 0 && len <= defer;                                                   \
+        _Pragma("unroll") for (int t = 0; t < T; ++t)                                                        \
+        {                                                                                                    \
+          const int rest = len > defer ? 0 : len - t * L * SR_N; /* this tile's items and those after it */  \
+          if (vec && rest >= L * SR_N)                                                                       \
+            WLOAD(L)(in + o[k] + t * L * SR_N, x[k][t], 0);                                                  \
+          else                                                                                               \
+            WLOADG(L)(in + o[k] + t * L * SR_N, x[k][t], max(0, min(rest, L * SR_N)), &id, 0);               \
+        }                                                                                                    \
       }                                                                                                      \
       int b[SR_K + 1];                                                                                       \
       _Pragma("unroll") for (int k = 0; k <= SR_K; ++k)                                                      \
@@ -435,8 +403,9 @@ __device__ __forceinline__ void sr_tail(const SR_T *in, const int *off, SR_T *ou
       {                                                                                                      \
         if (s0 + k >= n_seg) break;                                                                          \
         const int len = b[k + 1] - b[k];                                                                     \
-        SR_T acc = thread_reduce(x[k]); /* (the identity for a deferred segment: nothing loaded) */          \
-        int from = b[k] + L * SR_N;                                                                          \
+        SR_T acc = thread_reduce(x[k][0]); /* (the identity for a deferred segment: nothing loaded) */       \
+        _Pragma("unroll") for (int t = 1; t < T; ++t) acc = OPF(acc, thread_reduce(x[k][t]));                \
+        int from = b[k] + T * L * SR_N;                                                                      \
         if (deferred & (1u << k)) { /* lane 0 reserves its chunks, the lanes write its work items */        \
           const unsigned mask = L == 32 ? 0xffffffffu : ((1u << L) - 1) << (threadIdx.x % 32 / L * L);      \
           unsigned first = lane == 0 ? RESERVE(q, capacity, sr_chunk_count(len)) : 0;                        \
@@ -461,16 +430,25 @@ __device__ __forceinline__ void sr_tail(const SR_T *in, const int *off, SR_T *ou
 
 /* sr_warp<L>: registers bounded so that an SM holds SR_WARP_MIN_BLOCKS blocks (best for short segments),
  * two tiles in flight a lane; sr_warp<L>u: four tiles in flight a lane, up to 64 registers (half the warps
- * an SM can hold: best for segments of a few KB; unbounded, float64 took 95 registers, a quarter) */
+ * an SM can hold: best for segments of a few KB; unbounded, float64 took 95 registers, a quarter);
+ * sr_warp<L>t (8 to 32 lanes): sr_warp<L>u with its first SR_WARPT_TILES tiles of both segments loaded
+ * at once (eight loads in flight a lane from the start: the others load one tile a segment, reduce it, then
+ * load the rest, a round trip a step: 128-item segments took three; bench.py --explore) */
+#ifndef SR_WARPT_TILES
+#define SR_WARPT_TILES 4
+#endif
 #define WARP_KERNELS(L)                                                                                      \
   WARP_RANGE(L, 2, warp_range_##L)                                                                           \
   WARP_RANGE(L, 4, warp_range4_##L)                                                                          \
-  WARP_KERNEL(L, sr_warp##L, SR_WARP_MIN_BLOCKS, warp_range_##L, sr_reserve_cas, 2)                          \
-  WARP_KERNEL(L, sr_warp##L##u, 4, warp_range4_##L, sr_reserve_add, 4)
+  WARP_KERNEL(L, sr_warp##L, SR_WARP_MIN_BLOCKS, warp_range_##L, sr_reserve_cas, 2, 1)                       \
+  WARP_KERNEL(L, sr_warp##L##u, 4, warp_range4_##L, sr_reserve_add, 4, 1)
 WARP_KERNELS(4)
 WARP_KERNELS(8)
 WARP_KERNELS(16)
 WARP_KERNELS(32)
+WARP_KERNEL(8, sr_warp8t, 4, warp_range4_8, sr_reserve_add, 4, SR_WARPT_TILES)
+WARP_KERNEL(16, sr_warp16t, 4, warp_range4_16, sr_reserve_add, 4, SR_WARPT_TILES)
+WARP_KERNEL(32, sr_warp32t, 4, warp_range4_32, sr_reserve_add, 4, SR_WARPT_TILES)
 
 /* ---- sr_run: one block per run of consecutive segments ----
  * A block takes `group` consecutive segments at a time (ceil(n_seg / blocks with a share), at most
@@ -686,65 +664,4 @@ extern "C" __global__ void __launch_bounds__(SR_THREADS)
     __syncthreads(); /* temp and `first` are reused */
   }
   if (q) sr_tail<4>(in, off, out, q, items, partial, done, capacity, share_blocks, temp);
-}
-
-/* sr_blockf: sr_block on its fixed grid, a block per segment (the hardware hands out the blocks as SMs free
- * up: 1.000-1.003 of the read ceiling at 8192 items, where sr_block's grid-stride share on the resident grid
- * is 0.991 and its one launch 0.975), in one launch with the tail. A block's queue traffic is what the queue
- * needs and no waiting: `started` and (unless it deferred its segment) `shared` by fetch-and-adds whose
- * results it does not wait for; a look at `chunks` and `taken`, issued before its BlockReduce and read after
- * it, and if no work item is free it leaves (every block but the last may: the grid's last block waits for
- * reserving to be over and takes what is left), else it runs the tail; out through sr_exit_fixed. (The
- * resident grid's protocol on this grid cost 0.47 of the time: every block waited on a chain of round trips
- * through the queue.) Not chosen by the plan until measured. */
-extern "C" __global__ void __launch_bounds__(SR_THREADS)
-  sr_blockf(const SR_T *in, const int *off, SR_T *out, int n_seg, long long defer, sr_queue *q,
-            unsigned long long *items, SR_T *partial, unsigned *done, unsigned capacity, unsigned share_blocks)
-{
-  DECLARE_BLOCK_TEMP;
-  __shared__ unsigned first;
-  __shared__ int stay;
-  if (gridDim.x != (unsigned)n_seg || share_blocks != gridDim.x) __trap(); /* (its grid: a block per segment, each
-                                                                          * with a share; else waits would hang) */
-  const int s = blockIdx.x;
-  if (threadIdx.x == 0) atomicAdd(&q->started, 1); /* (a reduction: nothing waits for it) */
-  const int b = off[s], e = off[s + 1];
-  bool reduce = true;
-  if (e - b > defer) {
-    if (threadIdx.x == 0) first = sr_reserve_add(q, capacity, sr_chunk_count(e - b));
-    __syncthreads();
-    if (first != SR_NONE) {
-      sr_write_items(s, e - b, first, threadIdx.x, SR_THREADS, items);
-      reduce = false;
-    }
-  }
-  if (reduce) { /* (no room in the queue: reduced here) */
-    const SR_T acc = block_range<4>(in, b, e);
-    unsigned chunks = 0, dead = 0, taken = 0;
-    if (threadIdx.x == 0) { /* (relaxed: leaving is always allowed, the look only saves a round trip) */
-      chunks = sr_load_relaxed(&q->chunks);
-      dead = sr_load_relaxed(&q->dead);
-      taken = sr_load_relaxed(&q->taken);
-    }
-    SR_T agg;
-    BRED(&acc, &agg, temp);
-    if (threadIdx.x == 0) {
-      out[s] = agg;
-      atomicAdd(&q->shared, 1); /* (nothing reserved: no order to keep) */
-      stay = blockIdx.x == gridDim.x - 1 || taken < min(chunks, capacity - dead);
-    }
-  } else { /* (`reduce` is the block's: `first` from shared memory) */
-    __syncthreads(); /* the work items are written */
-    if (threadIdx.x == 0) {
-      __threadfence();
-      atomicAdd(&q->shared, 1);
-      stay = 1;
-    }
-  }
-  __syncthreads();
-  if (stay) {
-    sr_tail<4, true>(in, off, out, q, items, partial, done, capacity, share_blocks, temp);
-  } else if (threadIdx.x == 0) {
-    sr_exit_fixed(q);
-  }
 }

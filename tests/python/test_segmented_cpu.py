@@ -21,10 +21,11 @@ class FakeGPUArray:
 
 
 @pytest.mark.parametrize("mean,itemsize,want", [
-    (32, 4, "warp8 defer>8192"), (128, 4, "warp16 defer>8192"), (1024, 4, "warpu16 defer>8192"), (512, 4, "warp16 defer>8192"),
+    (32, 4, "warp8 defer>8192"), (128, 4, "warpt8 defer>8192"), (1024, 4, "warpt32 defer>8192"), (512, 4, "warpt32 defer>8192"),
+    (200, 4, "warpt16 defer>8192"), (100, 8, "warpt16 defer>4096"), (65, 4, "warpt8 defer>8192"),
     (2000, 4, "warpu32 defer>8192"), (8192, 4, "block defer>262144"), (1 << 20, 4, "warpu32 defer>8192"), (1 << 18, 4, "block defer>262144"),
     (32, 8, "warp16 defer>4096"), (8, 4, "warp4 defer>8192"), (64, 1, "warp4 defer>32768"),
-    (100000, 2, "block defer>524288")])
+    (512, 2, "warp16 defer>16384"), (2048, 2, "warpu16 defer>16384"), (100000, 2, "block defer>524288")])
 def test_plan(mean, itemsize, want):
     n = (1 << 28) // itemsize
     assert str(_segplan.choose(n, n // mean, itemsize)) == want
@@ -39,9 +40,9 @@ def test_grid():
     assert _segplan.grid(warp8, 1000, 132, 1056) == (1056, 16)  # 64 segments a block of 8-lane warps
     assert _segplan.grid(block, 32768, 132, 1056) == (1056, 1056)
     assert _segplan.grid(block, 256, 132, 1056) == (1056, 256)
-    # sr_blockf (CUDA C, bench/segreduce): its own grid of a block per segment, every block with a share
-    blockf = _segplan.Plan("blockf", 0, 262144)
-    assert blockf.kernel == "sr_blockf" and _segplan.grid(blockf, 32768, 132, 1056) == (32768, 32768)
+    # sr_warp<L>t (CUDA C): the warp kernels' grid
+    warp8t = _segplan.Plan("warpt", 8, 8192)
+    assert warp8t.kernel == "sr_warp8t" and _segplan.grid(warp8t, 1 << 23, 132, 528) == (528, 528)
 
 
 def test_work_capacity_bounds_every_deferral():
@@ -98,7 +99,8 @@ def test_identities_are_cubs():
 @pytest.mark.parametrize("dtype,op,name", [
     (np.float32, "sum", "sr_block"), (np.float32, "max", "sr_warp8"), (np.float64, "sum", "sr_warp32u"),
     (np.int8, "min", "sr_warp4"), (np.float16, "prod", "sr_block"), (np.float32, "sum", "sr_run"),
-    (np.float64, "max", "sr_run"), (np.int8, "min", "sr_run"), (np.float16, "prod", "sr_run")])
+    (np.float64, "max", "sr_run"), (np.int8, "min", "sr_run"), (np.float16, "prod", "sr_run"),
+    (np.float32, "sum", "sr_warp8t"), (np.float64, "max", "sr_warp32t")])
 def test_kernels_link_inlined(device_functions_without_gpu, dtype, op, name):
     k = segmented.kernel(np.dtype(dtype).str, op, name)
     nb = types.float16 if dtype == np.float16 else getattr(types, np.dtype(dtype).name)
@@ -111,7 +113,7 @@ def test_kernels_link_inlined(device_functions_without_gpu, dtype, op, name):
     assert ".local" not in ptx  # the items live in registers (ptxas may still spill a bounded kernel)
     assert len(out["linkables"]) >= 3  # the loads and the reduction, attached by the calls
     regs = [int(r) for r in re.findall(r"(\d+) registers", out["log"])]
-    bounded = name.startswith("sr_warp") and not name.endswith("u")
+    bounded = name.startswith("sr_warp") and name[-1] not in "ut"
     assert regs and (max(regs) <= {1: 80, 2: 64, 4: 32, 8: 40}[np.dtype(dtype).itemsize] if bounded else True), regs
     # a few spilled words at most (the bounded warp kernels, 8-16 bytes by type and operator; a second
     # BlockReduce in the tail once made it 136)

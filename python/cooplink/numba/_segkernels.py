@@ -83,7 +83,7 @@ def identity(dtype, op):
 def kernel(dtype, op, name, min_blocks=None):
     """(see _kernel) one compiled kernel per (dtype, op, name, min_blocks), however they are spelled"""
     dtype = np.dtype(dtype)
-    if name.startswith("sr_warp") and not name.endswith("u"):
+    if name.startswith("sr_warp") and name[-1] not in "ut":
         # (1- and 2-byte types hold 16 or 8 items a vector, each in its own register: fewer warps)
         min_blocks = min_blocks or {1: 3, 2: 4, 4: 8, 8: 6}[dtype.itemsize]
     else:
@@ -93,7 +93,7 @@ def kernel(dtype, op, name, min_blocks=None):
 
 @functools.lru_cache(maxsize=None)
 def _kernel(dtype, op, name, min_blocks):
-    """The Numba kernel `name` (sr_block, sr_warp<L>, sr_warp<L>u) for one type and operator. Arguments:
+    """The Numba kernel `name` (sr_block, sr_run, sr_warp<L>, sr_warp<L>u, sr_warp<L>t) for one type and operator. Arguments:
     (values, offsets, shift, out, n_seg, defer, tail, queue, items, partial, done, capacity, share_blocks),
     the scalars int32 but the last two (uint32): offsets[i] + shift indexes values; when `tail` is
     non-zero, segments longer than `defer` items are reserved as chunks in the queue (up to `capacity`
@@ -395,8 +395,10 @@ def _kernel(dtype, op, name, min_blocks):
 
     if not name.startswith("sr_warp"):
         raise ValueError(f"no segmented-reduction kernel {name!r}")
-    bounded = not name.endswith("u")
-    L = int(name[len("sr_warp"):].rstrip("u"))
+    bounded = name[-1] not in "ut"
+    T = _segplan.WARPT_TILES if name[-1] == "t" else 1  # (the first tiles a segment loaded at once)
+    assert T in (1, 4)
+    L = int(name[len("sr_warp"):].rstrip("ut"))
     log2_l = L.bit_length() - 1
     wload = warp.make_load(dtype, vec, L, "vectorize")
     wloadg = warp.make_load(dtype, vec, L, "striped")
@@ -413,10 +415,31 @@ def _kernel(dtype, op, name, min_blocks):
             wloadg(at(d_in, b), x, i32(0) if n > defer_items else i32(min(n, tile)), ident())
 
     @cuda.jit(device=True, inline="always")
-    def finish(d_in, out, s, b, e, x, lane, defer_items, q, items, capacity):
+    def later_tile(d_in, b, rest, vector, x):
+        # (sr_warp<L>t) one of a segment's first tiles after the first, `rest` the segment's items from b
+        if vector and rest >= tile:
+            wload(at(d_in, b), x)
+        else:
+            wloadg(at(d_in, b), x, i32(max(i32(0), min(rest, i32(tile)))), ident())
+
+    @cuda.jit(device=True, inline="always")
+    def first_tiles(d_in, b, n, defer_items, x, y, z, w):
+        # the first T tiles of a segment (kernels.cu WARP_KERNEL)
+        first_tile(d_in, b, n, defer_items, x)
+        if T == 4:
+            m = i32(0) if n > defer_items else n
+            vector = (b & i32(vec - 1)) == 0
+            later_tile(d_in, i32(b + tile), i32(m - tile), vector, y)
+            later_tile(d_in, i32(b + 2 * tile), i32(m - 2 * tile), vector, z)
+            later_tile(d_in, i32(b + 3 * tile), i32(m - 3 * tile), vector, w)
+
+    @cuda.jit(device=True, inline="always")
+    def finish(d_in, out, s, b, e, x, y, z, w, lane, defer_items, q, items, capacity):
         n = i32(e - b)
         acc = thread_reduce(x)  # (the identity for a deferred segment: nothing loaded)
-        start = i32(b + tile)
+        if T == 4:
+            acc = opf(opf(opf(acc, thread_reduce(y)), thread_reduce(z)), thread_reduce(w))
+        start = i32(b + T * tile)
         if n > defer_items:  # lane 0 reserves its chunks, the lanes write its work items
             first = np.int32(reserve(q, capacity, chunk_count(n))) if lane == 0 else np.int32(0)
             first_lane = i32(cuda.threadIdx.x & i32(32 - L))  # (L a power of two)
@@ -443,25 +466,28 @@ def _kernel(dtype, op, name, min_blocks):
         s0 = i32((i32(cuda.blockIdx.x) * i32(THREADS // L) + (i32(cuda.threadIdx.x) >> i32(log2_l))) * SEGS)
         x0 = cuda.local.array(vec, nb)
         x1 = cuda.local.array(vec, nb)
+        y0, z0, w0 = cuda.local.array(vec, nb), cuda.local.array(vec, nb), cuda.local.array(vec, nb)  # (T 4)
+        y1, z1, w1 = cuda.local.array(vec, nb), cuda.local.array(vec, nb), cuda.local.array(vec, nb)
         o0 = o1 = o2 = np.int32(0)
         if s0 < n_seg:
             o0, o1, o2 = (i32(off[u32(s0)] + sh), i32(off[u32(min(i32(s0 + 1), n_seg))] + sh),
                           i32(off[u32(min(i32(s0 + 2), n_seg))] + sh))
         while s0 < n_seg:
-            first_tile(d_in, o0, i32(o1 - o0), defer_items, x0)
-            first_tile(d_in, o1, i32(o2 - o1), defer_items, x1)
+            first_tiles(d_in, o0, i32(o1 - o0), defer_items, x0, y0, z0, w0)
+            first_tiles(d_in, o1, i32(o2 - o1), defer_items, x1, y1, z1, w1)
             b0, b1, b2 = o0, o1, o2
             nxt = i32(s0 + stride)
             if nxt < n_seg:
                 o0, o1, o2 = (i32(off[u32(nxt)] + sh), i32(off[u32(min(i32(nxt + 1), n_seg))] + sh),
                               i32(off[u32(min(i32(nxt + 2), n_seg))] + sh))
-            finish(d_in, out, s0, b0, b1, x0, lane, defer_items, q, items, capacity)
+            finish(d_in, out, s0, b0, b1, x0, y0, z0, w0, lane, defer_items, q, items, capacity)
             if s0 + 1 < n_seg:
-                finish(d_in, out, i32(s0 + 1), b1, b2, x1, lane, defer_items, q, items, capacity)
+                finish(d_in, out, i32(s0 + 1), b1, b2, x1, y1, z1, w1, lane, defer_items, q, items, capacity)
             s0 = nxt
         if use_tail:
             tail(d_in, off, sh, out, q, items, partial, done, capacity, share_blocks)
-    # (sr_warp<L>u: four tiles in flight a lane and up to 64 registers, as kernels.cu)
+    # (sr_warp<L>u: four tiles in flight a lane and up to 64 registers, as kernels.cu; sr_warp<L>t: the same,
+    # with the first four tiles of both segments loaded at once)
     return cuda.jit(launch_bounds=(THREADS, min_blocks))(sr_warp)
 
 

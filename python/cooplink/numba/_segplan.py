@@ -3,11 +3,15 @@ offsets: the item count n, the segment count and the item size. Pure Python (no 
 libcooplink), so that bench/segreduce loads it by path for its CUDA C kernels as well; the rules come from
 the measurements in bench/results/segreduce.
 
-  warp first stage   mean segment <= WARP_BOUNDED_MAX_BYTES: sr_warp<lanes> (registers bounded, every warp
-                     an SM can hold), lanes * 16 bytes = the mean segment up to 256 bytes (4..32 lanes); up
-                     to WARP_MAX_MEAN_BYTES: sr_warp16u, then sr_warp32u past WARP16U_MAX_BYTES (four tiles
-                     in flight a lane; measured on the H200, float32 1024-item segments: warp16u 0.939 of
-                     the read ceiling, warp16 0.915: bench/results/segreduce)
+  warp first stage   mean segment <= WARP_TILE_BYTES: sr_warp<lanes> (registers bounded, every warp an SM
+                     can hold), lanes * 16 bytes = the mean segment (4..32 lanes); up to WARPT_MAX_BYTES (items
+                     of 4 bytes or more): sr_warp<lanes>t, whose first four tiles a segment (lanes * 64
+                     bytes, 8..32 lanes: the mean segment) load at once (H200, float32, 128 items: warpt8
+                     0.916 of the read ceiling, warp16 0.893; 1024 items: warpt32 0.952, warpu16 0.932:
+                     bench/results/segreduce/s25_explore_f32sum.json); up to WARP_MAX_MEAN_BYTES:
+                     sr_warp32u (four tiles in flight a lane; random lengths of mean 8 KB: 0.873, warpt32
+                     0.814); 1- and 2-byte items (16 or 8 registers a vector) keep sr_warp<lanes> up to
+                     WARP_BOUNDED_MAX_BYTES, then sr_warp16u up to WARP16U_MAX_BYTES
   block first stage  longer means up to BLOCK_DEFER_CHUNKS chunks: sr_block, one block per segment; past
                      that, sr_warp32u with every segment of more than a few tiles deferred
   the tail           every block, its own share done, takes the segments longer than `defer` items in
@@ -25,24 +29,26 @@ WARP_MAX_MEAN_BYTES = 8192
 WARP_BOUNDED_MAX_BYTES = 2048
 WARP16U_MAX_BYTES = 4096
 WARP_TILE_BYTES = 256
+WARPT_TILES = 4        # kernels.cu SR_WARPT_TILES
+WARPT_MAX_BYTES = 4096
+WARPT_MIN_ITEMSIZE = 4
 WARP_DEFER_TILES = 64
 
 
 @dataclass(frozen=True)
 class Plan:
-    first: str      # "warp", "warpu" (unbounded registers), "block", "run" (a block per run of
-                    # consecutive segments, sr_run) or "blockf" (sr_block on its fixed grid, a block per
-                    # segment, with a tail that waits for nothing: bench/segreduce/kernels.cu sr_blockf, CUDA
-                    # C only); run and blockf are not chosen by choose() until measured
+    first: str      # "warp", "warpu" (up to 64 registers), "warpt" ("warpu" with the first four tiles of
+                    # each segment loaded at once), "block" or "run" (a block per run of consecutive
+                    # segments, sr_run: not chosen by choose(), 0.31-0.38 of the read ceiling)
     lanes: int      # the warp stage's logical warp (0 for block)
     defer: int      # items: longer segments go to the tail, in chunks
 
     @property
     def kernel(self):
         """The kernel's name (bench/segreduce/kernels.cu and cooplink.numba.segmented alike)."""
-        if self.first in ("block", "run", "blockf"):
+        if self.first in ("block", "run"):
             return f"sr_{self.first}"
-        return f"sr_warp{self.lanes}" + ("u" if self.first == "warpu" else "")
+        return f"sr_warp{self.lanes}" + {"warpu": "u", "warpt": "t"}.get(self.first, "")
 
     def __str__(self):
         return f"{self.first}{self.lanes or ''} defer>{self.defer}"
@@ -51,7 +57,7 @@ class Plan:
 def fixed_grid(first, lanes, n_seg, sm_count):
     """The grid of a first-stage kernel on its own: a block per segment, or the logical warps' blocks
     (grid-stride beyond 32 blocks an SM)."""
-    if first in ("block", "blockf"):
+    if first == "block":
         return n_seg
     if first == "run":  # runs of up to a block's threads of segments, at least 16 runs an SM
         return max(-(-n_seg // THREADS), min(n_seg, sm_count * 16))
@@ -63,8 +69,6 @@ def grid(plan, n_seg, sm_count, resident):
     share_blocks with segments of their own (grid-stride where the fixed kernel's grid is larger), the rest
     only taking deferred chunks. (The fixed kernel's grid of a block per segment, 32768 blocks for 8192-item
     segments, cost 0.62 of the fixed kernel's time in the queue's counters, every block adding to them.)"""
-    if plan.first == "blockf":  # its own grid, every block with a share
-        return n_seg, n_seg
     share = min(fixed_grid(plan.first, plan.lanes, n_seg, sm_count), resident)
     return resident, share
 
@@ -76,7 +80,12 @@ def chunk_items(itemsize):
 def choose(n, n_seg, itemsize, **override):
     vec = VECTOR_BYTES // itemsize
     mean = n / max(1, n_seg)
-    if mean * itemsize <= WARP_BOUNDED_MAX_BYTES:
+    if WARP_TILE_BYTES < mean * itemsize <= WARPT_MAX_BYTES and itemsize >= WARPT_MIN_ITEMSIZE:
+        lanes = 8
+        while lanes < 32 and lanes * WARPT_TILES * VECTOR_BYTES < mean * itemsize:
+            lanes *= 2
+        p = Plan("warpt", lanes, WARP_DEFER_TILES * 32 * vec)
+    elif mean * itemsize <= WARP_BOUNDED_MAX_BYTES:
         lanes = 4
         while lanes < 32 and lanes * VECTOR_BYTES < min(mean * itemsize, WARP_TILE_BYTES):
             lanes *= 2
