@@ -59,7 +59,7 @@ adaptive = _load_plan()
 # chunks)
 EXPLORE = [("run", 0, 8192), ("run", 0, -4), ("warp", 8, 8192), ("warp", 16, 8192), ("warp", 32, 8192), ("warpu", 16, 8192), ("warpu", 32, 8192),
            ("warpu", 32, -4), ("block", 0, -1), ("block", 0, -4), ("block", 0, -64), ("warpt", 8, 8192),
-           , ("warpt", 16, 8192), ("warpt", 32, 8192)]
+           ("warpt", 16, 8192), ("warpt", 32, 8192)]
 
 
 class State:
@@ -294,8 +294,9 @@ def run_config(cp, mods, cub, numba_k, tc, op, dist, d_x, x64, rounds, rng, sm_c
             g = m.get_function(f"sr_warp{L}{u}")
             R.add(f"{build} warp{L}{u}", (lambda g, grid: lambda: g((grid,), (THREADS,), (
                 d_x, d_off, d_out, np.int32(n_seg), huge, *none)))(g, warp_grid(L)), d_out, bytes_, info(g))
-        k = {name: m.get_function(name) for name in [f"sr_warp{L}{u}" for L in (4, 8, 16, 32) for u in ("", "u")]
-             + ["sr_block", "sr_run", "sr_warp8t", "sr_warp16t", "sr_warp32t"]}
+        names = [f"sr_warp{L}{u}" for L in (4, 8, 16, 32) for u in ("", "u")] + ["sr_block", "sr_run"] + [
+            f"sr_warp{L}t" for L in (8, 16, 32)]
+        k = {name: m.get_function(name) for name in names}
 
         def adaptive_launch(p, kernels=k):
             f = kernels[p.kernel]
@@ -321,6 +322,11 @@ def run_config(cp, mods, cub, numba_k, tc, op, dist, d_x, x64, rounds, rng, sm_c
                 q = adaptive.Plan(first, lanes, defer if defer > 0 else -defer * state.chunk)
                 if q != p:
                     R.add(f"plan {q}", adaptive_launch(q), d_out, bytes_, {"plan": str(q)})
+            for v in [v for v in mods if v.startswith("variant ")]:  # other builds of the kernels (--variants)
+                kv = {name: mods[v].get_function(name) for name in names}
+                for q in [p] + [adaptive.Plan(f, L, 8192) for f, L in (("warp", 8), ("warpt", 8), ("warpt", 16),
+                                                                        ("warpt", 32)) if (f, L) != (p.first, p.lanes)]:
+                    R.add(f"plan {q} [{v[8:]}]", adaptive_launch(q, kv), d_out, bytes_, {"plan": str(q)})
             # the one launch's grid: the plan's kernel alone on the resident grid, and the one launch on
             # the fixed kernel's grid (P7 holds for any grid: tickets only once every block has started)
             resident = sm_count * blocks_per_sm(cp, fa)
@@ -408,6 +414,8 @@ def main():
     ap.add_argument("--numba", action="store_true", help="also the Numba kernels (cooplink.numba installed)")
     ap.add_argument("--no-torch", action="store_true")
     ap.add_argument("--explore", action="store_true", help="also other plans of the adaptive launcher (f32 sum)")
+    ap.add_argument("--variants", default="", help="with --explore: other builds of the f32 sum kernels to time "
+                    "the plans with, .gpubench/f32-sum-<name> (prepare.sh), comma-separated")
     ap.add_argument("--builds", default=",".join(Runner.builds),
                     help="the kernels' builds to time (cooplink, whole, nvcc: the zero-overhead check needs all)")
     ap.add_argument("--verbose", action="store_true", help="each kernel's first run on stderr as it happens")
@@ -449,6 +457,8 @@ def main():
             mods = {b: cp.RawModule(path=os.path.join(args.gpubench, f"{tc}-{op}", f"{b}.cubin"))
                     for b in ("cooplink", "whole", "nvcc", "baselines")
                     if os.path.exists(os.path.join(args.gpubench, f"{tc}-{op}", f"{b}.cubin"))}
+            for v in filter(None, args.variants.split(",") if args.explore and (tc, op) == ("f32", "sum") else []):
+                mods[f"variant {v}"] = cp.RawModule(path=os.path.join(args.gpubench, f"f32-sum-{v}", "cooplink.cubin"))
             for dist in args.lengths.split(","):
                 t0 = time.time()
                 res = run_config(cp, mods, cub, numba_k, tc, op, dist, d_x, x64, args.rounds, rng, sm_count,
