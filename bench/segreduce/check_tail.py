@@ -90,7 +90,14 @@ def watch(cp, run, queue, label, busy=None, seconds=5.0):
 
 def check_numba(cp, label, p, d_x, d_off, d_out, ref, sm):
     """cooplink.numba.segmented_reduce on one case, three times (the third with half of the GPU busy),
-    watched: the number of failed calls."""
+    watched, with its own plan and then with plan p (the CUDA C one) where that differs: the number of
+    failed calls."""
+    from cooplink.numba import segmented
+    own = segmented.chosen_plan(d_x.size, d_off.size - 1, 4)
+    return sum(check_numba_plan(cp, label, q, d_x, d_off, d_out, ref, sm) for q in dict.fromkeys((own, p)))
+
+
+def check_numba_plan(cp, label, p, d_x, d_off, d_out, ref, sm):
     from numba import cuda
     from cooplink.numba import segmented, segmented_reduce
     bad = 0
@@ -100,7 +107,7 @@ def check_numba(cp, label, p, d_x, d_off, d_out, ref, sm):
         cp.cuda.Device().synchronize()
         if call == 2:
             occupy(cp, sm)
-        segmented_reduce(d_x, d_off, d_out, "sum", stream=ns)  # (the first call compiles, then launches)
+        segmented_reduce(d_x, d_off, d_out, "sum", stream=ns, plan=p)  # (the first call compiles)
         t0 = time.time()
         e = cuda.event()
         e.record(ns)

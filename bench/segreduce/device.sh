@@ -15,7 +15,7 @@
 #                                                  # and launches_<length>.txt; here: bench/segreduce/profile.py
 #
 # Each stage's limit in seconds can be lowered to fit several modes in one call: SUITE_S, CHECK_S, BENCH_S
-# (and NO_SCAN=1: checks without bench/scan).
+# (and NO_SCAN=1: checks without bench/scan; NO_CHECK=1: explore without check_tail).
 # Logs and results go to $OUT (segreduce.json is rewritten after every configuration, so a run cut short
 # keeps what it measured).
 set -uo pipefail
@@ -68,7 +68,7 @@ case "$what" in
       python3 bench/segreduce/bench.py --gpubench .gpubench --out "$out" --numba --types f32 "$@"
     ;;
   explore)  # the CUDA C kernels' checks, then the other plans of the adaptive launcher, f32 sum, no Numba
-    COOPLINK_CATALOG=$repo/.gpubench/catalog stage check 120 python3 bench/segreduce/check_tail.py
+    [ "${NO_CHECK:-0}" = 1 ] || COOPLINK_CATALOG=$repo/.gpubench/catalog stage check 120 python3 bench/segreduce/check_tail.py
     COOPLINK_CATALOG=$repo/.gpubench/catalog TAIL=60 stage bench 420 \
       python3 bench/segreduce/bench.py --gpubench .gpubench --out "$out" --types f32 --ops sum --explore \
       --builds cooplink "$@"

@@ -46,7 +46,7 @@ class Kernels:
                 label = f"numba warp{L}" + (f" ({mb} blocks/SM)" if mb else "")
                 R.add(label, (lambda g, grid: lambda: g[grid, THREADS](x, o, *fixed))(g, grid), d_out, bytes_)
                 resources(label, g)
-        p = seg._segplan.choose(d_x.size, n_seg, d_x.dtype.itemsize)
+        p = seg.chosen_plan(d_x.size, n_seg, d_x.dtype.itemsize)
         R.add("numba adaptive", lambda: seg.segmented_reduce(x, o, out, op), d_out, bytes_, {"plan": str(p)})
         resources("numba adaptive", seg.kernel(dt, op, p.kernel))
         left = seg.queue_words_left()

@@ -99,10 +99,12 @@ def run_dtype(args):
                 d_x = d_base[skew:]
                 d_off = cp.asarray(offs.astype(np.int32))       # a cupy array: any __cuda_array_interface__
                 d_out = cuda.device_array(lens.size, dt)
-                plan = segmented._segplan.choose(n, lens.size, dt.itemsize)
+                plan = segmented.chosen_plan(n, lens.size, dt.itemsize)
                 bad = []
-                # the chosen plan, then sr_run (a block per run of consecutive segments), same deferral
-                for p in (None, segmented._segplan.Plan("run", 0, plan.defer)):
+                # the chosen plan, then sr_run (a block per run of consecutive segments), same deferral, and
+                # _segplan's sr_warp<L>t plan where the Numba plan does not take it yet (segmented.WARPT_VERIFIED)
+                warpt = segmented._segplan.choose(n, lens.size, dt.itemsize)
+                for p in (None, segmented._segplan.Plan("run", 0, plan.defer)) + ((warpt,) if warpt != plan else ()):
                     for call, byte in enumerate((b"\x5a", b"\xa5")):  # two poisons: no reference equals both
                         poison = np.frombuffer(byte * dt.itemsize * lens.size, dt) if dt.kind in "iu" else \
                             np.full(lens.size, np.nan, dt)

@@ -31,6 +31,14 @@ def test_plan(mean, itemsize, want):
     assert str(_segplan.choose(n, n // mean, itemsize)) == want
 
 
+def test_plan_without_warpt_is_the_rule_before_it():
+    n = (1 << 28) // 4
+    assert [str(_segplan.choose(n, n // m, 4, warpt=False)) for m in (128, 512, 1024)] == [
+        "warp16 defer>8192", "warp16 defer>8192", "warpu16 defer>8192"]
+    # segmented_reduce's own plan keeps it until the Numba sr_warp<L>t has run on the GPU
+    assert segmented.WARPT_VERIFIED or str(segmented.chosen_plan(n, n // 128, 4)) == "warp16 defer>8192"
+
+
 def test_grid():
     # every resident block; those with segments of their own: the fixed kernel's grid (32 blocks an SM at
     # most for warps) up to all of them (grid-stride)

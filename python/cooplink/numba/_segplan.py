@@ -77,10 +77,12 @@ def chunk_items(itemsize):
     return CHUNK_BYTES // itemsize
 
 
-def choose(n, n_seg, itemsize, **override):
+def choose(n, n_seg, itemsize, warpt=True, **override):
+    """The plan for n items in n_seg segments of items of `itemsize` bytes (warpt False: the rules before
+    sr_warp<L>t); override: fields of the plan to replace."""
     vec = VECTOR_BYTES // itemsize
     mean = n / max(1, n_seg)
-    if WARP_TILE_BYTES < mean * itemsize <= WARPT_MAX_BYTES and itemsize >= WARPT_MIN_ITEMSIZE:
+    if warpt and WARP_TILE_BYTES < mean * itemsize <= WARPT_MAX_BYTES and itemsize >= WARPT_MIN_ITEMSIZE:
         lanes = 8
         while lanes < 32 and lanes * WARPT_TILES * VECTOR_BYTES < mean * itemsize:
             lanes *= 2
