@@ -322,11 +322,10 @@ def run_config(cp, mods, cub, numba_k, tc, op, dist, d_x, x64, rounds, rng, sm_c
                 q = adaptive.Plan(first, lanes, defer if defer > 0 else -defer * state.chunk)
                 if q != p:
                     R.add(f"plan {q}", adaptive_launch(q), d_out, bytes_, {"plan": str(q)})
-            for v in [v for v in mods if v.startswith("variant ")]:  # other builds of the kernels (--variants)
-                kv = {name: mods[v].get_function(name) for name in names}
-                for q in [p] + [adaptive.Plan(f, L, 8192) for f, L in (("warp", 8), ("warpt", 8), ("warpt", 16),
-                                                                        ("warpt", 32), ("warpu", 32))
-                                              if (f, L) != (p.first, p.lanes)]:
+            for v in [v for v in mods if v.startswith("variant ")]:  # other builds of the kernels (--variants):
+                kv = {name: mods[v].get_function(name) for name in names}  # the plan and the explored warp plans
+                for q in dict.fromkeys([p] + [adaptive.Plan(f, L, d) for f, L, d in EXPLORE if f.startswith("warp")
+                                              and d == 8192]):
                     R.add(f"plan {q} [{v[8:]}]", adaptive_launch(q, kv), d_out, bytes_, {"plan": str(q)})
             # the one launch's grid: the plan's kernel alone on the resident grid, and the one launch on
             # the fixed kernel's grid (P7 holds for any grid: tickets only once every block has started)

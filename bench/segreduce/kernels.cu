@@ -363,7 +363,7 @@ __device__ __forceinline__ void sr_tail(const SR_T *in, const int *off, SR_T *ou
 #define WARP_KERNEL(L, NAME, MIN_BLOCKS, RANGE, RESERVE, BU, T)                                                       \
   extern "C" __global__ void __launch_bounds__(SR_THREADS, MIN_BLOCKS)                                       \
     NAME(const SR_T *in, const int *off, SR_T *out, int n_seg, long long defer_items, sr_queue *q,           \
-         unsigned long long *items, SR_T *partial, unsigned *done, unsigned capacity, unsigned share_blocks)  \
+         unsigned long long *items, SR_T *partial, unsigned *done, unsigned capacity, unsigned share_blocks) \
   {                                                                                                          \
     sr_start(q);                                                                                             \
     const int defer = (int)min(defer_items, 0x7fffffffLL);                                                   \
@@ -380,34 +380,25 @@ __device__ __forceinline__ void sr_tail(const SR_T *in, const int *off, SR_T *ou
       {                                                                                                      \
         const int len = o[k + 1] - o[k];                                                                     \
         if (len > defer) deferred |= 1u << k;                                                                \
-        if (SR_HEAD) { /* (an --explore build) the unaligned head one item a lane, then vectors */           \
-          const int a = len > defer ? o[k] : max(o[k], min(align_up(o[k]), o[k + 1]));                      \
-          h[k] = lane < a - o[k] ? in[o[k] + lane] : id;                                                     \
-          _Pragma("unroll") for (int t = 0; t < T; ++t)                                                      \
-          {                                                                                                  \
-            const int rest = len > defer ? 0 : o[k + 1] - a - t * L * SR_N;                                  \
-            if (rest >= L * SR_N)                                                                            \
-              WLOAD(L)(in + a + t * L * SR_N, x[k][t], 0);                                                   \
-            else                                                                                             \
-              WLOADG(L)(in + a + t * L * SR_N, x[k][t], max(0, min(rest, L * SR_N)), &id, 0);                \
-          }                                                                                                  \
-          continue;                                                                                          \
-        }                                                                                                    \
-        if (T == 1) { /* (as it was before T: the same code for the kernels measured so) */                 \
+        if (T == 1 && !SR_HEAD) { /* (as it was before T: the same code for the kernels measured so) */      \
           if (len >= L * SR_N && o[k] % SR_N == 0 && len <= defer)                                           \
             WLOAD(L)(in + o[k], x[k][0], 0);                                                                 \
           else                                                                                               \
             WLOADG(L)(in + o[k], x[k][0], len > defer ? 0 : min(len, L * SR_N), &id, 0);                     \
           continue;                                                                                          \
         }                                                                                                    \
-        const bool vec = o[k] % SR_N == 0 && len <= defer;                                                   \
+        /* the first T tiles from a: o[k] or (SR_HEAD, an --explore build) its first 16-byte boundary, the   \
+         * items before it one a lane */                                                                     \
+        const int a = SR_HEAD && len <= defer ? max(o[k], min(align_up(o[k]), o[k + 1])) : o[k];             \
+        if (SR_HEAD) h[k] = lane < a - o[k] ? in[o[k] + lane] : id;                                          \
+        const bool vec = SR_HEAD || (o[k] % SR_N == 0 && len <= defer);                                      \
         _Pragma("unroll") for (int t = 0; t < T; ++t)                                                        \
         {                                                                                                    \
-          const int rest = len > defer ? 0 : len - t * L * SR_N; /* this tile's items and those after it */  \
+          const int rest = len > defer ? 0 : o[k + 1] - a - t * L * SR_N; /* this tile's items and after */  \
           if (vec && rest >= L * SR_N)                                                                       \
-            WLOAD(L)(in + o[k] + t * L * SR_N, x[k][t], 0);                                                  \
+            WLOAD(L)(in + a + t * L * SR_N, x[k][t], 0);                                                     \
           else                                                                                               \
-            WLOADG(L)(in + o[k] + t * L * SR_N, x[k][t], max(0, min(rest, L * SR_N)), &id, 0);               \
+            WLOADG(L)(in + a + t * L * SR_N, x[k][t], max(0, min(rest, L * SR_N)), &id, 0);                  \
         }                                                                                                    \
       }                                                                                                      \
       int b[SR_K + 1];                                                                                       \
@@ -424,8 +415,8 @@ __device__ __forceinline__ void sr_tail(const SR_T *in, const int *off, SR_T *ou
         _Pragma("unroll") for (int t = 1; t < T; ++t) acc = OPF(acc, thread_reduce(x[k][t]));                \
         if (SR_HEAD) acc = OPF(h[k], acc);                                                                   \
         int from = (SR_HEAD ? max(b[k], min(align_up(b[k]), b[k + 1])) : b[k]) + T * L * SR_N;               \
-        if (deferred & (1u << k)) { /* lane 0 reserves its chunks, the lanes write its work items */        \
-          const unsigned mask = L == 32 ? 0xffffffffu : ((1u << L) - 1) << (threadIdx.x % 32 / L * L);      \
+        if (deferred & (1u << k)) { /* lane 0 reserves its chunks, the lanes write its work items */         \
+          const unsigned mask = L == 32 ? 0xffffffffu : ((1u << L) - 1) << (threadIdx.x % 32 / L * L);       \
           unsigned first = lane == 0 ? RESERVE(q, capacity, sr_chunk_count(len)) : 0;                        \
           first = __shfl_sync(mask, first, 0, L);                                                            \
           if (first != SR_NONE) {                                                                            \
