@@ -352,10 +352,6 @@ __device__ __forceinline__ void sr_tail(const SR_T *in, const int *off, SR_T *ou
   }
 }
 
-#ifndef SR_HEAD
-#define SR_HEAD 0 /* 1 (an --explore build): a segment's first tiles from its first 16-byte boundary, the items
-                   * before it one a lane (not the whole first tiles guarded, one item a load, when unaligned) */
-#endif
 /* One logical warp of L lanes per segment, SR_K consecutive segments at a time: the first T tiles of each
  * are loaded before any is reduced, so that SR_K * T loads are in flight per lane, and the next SR_K
  * segments' offsets are loaded while these are reduced. A segment longer than `defer` is deferred to the
@@ -374,24 +370,23 @@ __device__ __forceinline__ void sr_tail(const SR_T *in, const int *off, SR_T *ou
     int o[SR_K + 1];                                                                                         \
     _Pragma("unroll") for (int k = 0; k <= SR_K; ++k) o[k] = s0 < n_seg ? off[min(s0 + k, n_seg)] : 0;       \
     for (; s0 < n_seg; s0 += stride) {                                                                       \
-      SR_T x[SR_K][T][SR_N], h[SR_K];                                                                        \
+      SR_T x[SR_K][T][SR_N];                                                                                 \
       unsigned deferred = 0;                                                                                 \
       _Pragma("unroll") for (int k = 0; k < SR_K; ++k)                                                       \
       {                                                                                                      \
         const int len = o[k + 1] - o[k];                                                                     \
         if (len > defer) deferred |= 1u << k;                                                                \
-        if (T == 1 && !SR_HEAD) { /* (as it was before T: the same code for the kernels measured so) */      \
+        if (T == 1) { /* (as it was before T: the same code for the kernels measured so) */                  \
           if (len >= L * SR_N && o[k] % SR_N == 0 && len <= defer)                                           \
             WLOAD(L)(in + o[k], x[k][0], 0);                                                                 \
           else                                                                                               \
             WLOADG(L)(in + o[k], x[k][0], len > defer ? 0 : min(len, L * SR_N), &id, 0);                     \
           continue;                                                                                          \
         }                                                                                                    \
-        /* the first T tiles from a: o[k] or (SR_HEAD, an --explore build) its first 16-byte boundary, the   \
-         * items before it one a lane */                                                                     \
-        const int a = SR_HEAD && len <= defer ? max(o[k], min(align_up(o[k]), o[k + 1])) : o[k];             \
-        if (SR_HEAD) h[k] = lane < a - o[k] ? in[o[k] + lane] : id;                                          \
-        const bool vec = SR_HEAD || (o[k] % SR_N == 0 && len <= defer);                                      \
+        /* the first T tiles from a, the segment's start (from its first 16-byte boundary, the items before  \
+         * it one a lane, measured no better: bench/README, SR_HEAD) */                                      \
+        const int a = o[k];                                                                                  \
+        const bool vec = o[k] % SR_N == 0 && len <= defer;                                                   \
         _Pragma("unroll") for (int t = 0; t < T; ++t)                                                        \
         {                                                                                                    \
           const int rest = len > defer ? 0 : o[k + 1] - a - t * L * SR_N; /* this tile's items and after */  \
@@ -413,8 +408,7 @@ __device__ __forceinline__ void sr_tail(const SR_T *in, const int *off, SR_T *ou
         const int len = b[k + 1] - b[k];                                                                     \
         SR_T acc = thread_reduce(x[k][0]); /* (the identity for a deferred segment: nothing loaded) */       \
         _Pragma("unroll") for (int t = 1; t < T; ++t) acc = OPF(acc, thread_reduce(x[k][t]));                \
-        if (SR_HEAD) acc = OPF(h[k], acc);                                                                   \
-        int from = (SR_HEAD ? max(b[k], min(align_up(b[k]), b[k + 1])) : b[k]) + T * L * SR_N;               \
+        int from = b[k] + T * L * SR_N;                                                                      \
         if (deferred & (1u << k)) { /* lane 0 reserves its chunks, the lanes write its work items */         \
           const unsigned mask = L == 32 ? 0xffffffffu : ((1u << L) - 1) << (threadIdx.x % 32 / L * L);       \
           unsigned first = lane == 0 ? RESERVE(q, capacity, sr_chunk_count(len)) : 0;                        \

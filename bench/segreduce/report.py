@@ -109,9 +109,12 @@ def zero_overhead(res, lines):
               "`whole`: kernels.cu with the primitives' CUDA source (coopgen --print-source) in its translation "
               "unit, NVRTC + nvJitLink as cooplink's own link; `nvcc`: the same whole program through nvcc. "
               "Time ratio: median over the rounds of the per-round ratio, then the range over all 48 "
-              "configurations.", "",
+              "configurations. The target is cooplink / whole (the same compiler, NVRTC, on one program); nvcc "
+              "compiles the program with another front end (its float64 max sr_warp32 spilled 16 bytes), shown "
+              "beside it.", "",
               "| kernel | cooplink / whole: min .. max (median) | cooplink / nvcc: min .. max (median) | "
-              "registers cooplink / whole / nvcc | local bytes | within 0.99-1.01 |", "|---|---|---|---|---|---|"]
+              "registers cooplink / whole / nvcc | local bytes cooplink / whole / nvcc | "
+              "cooplink / whole within 0.99-1.01, registers equal, no local memory |", "|---|---|---|---|---|---|"]
     for k in FIXED + ["adaptive"]:
         row = [k]
         ok = True
@@ -119,16 +122,20 @@ def zero_overhead(res, lines):
             v = [c["ratios"][f"cooplink {k} / {other}"] for c in res["configs"]
                  if f"cooplink {k} / {other}" in c["ratios"]]
             if v:
-                ok &= all(0.99 <= x <= 1.01 for x in v)
+                ok &= other != "whole" or all(0.99 <= x <= 1.01 for x in v)  # (the target's; nvcc: beside it)
                 row.append(f"{min(v):.4f} .. {max(v):.4f} ({statistics.median(v):.4f}), {len(v)} configs")
             else:
                 row.append("-")
         regs = {b: sorted({c["kernels"][f"{b} {k}"].get("regs") for c in res["configs"]
                            if f"{b} {k}" in c["kernels"]} - {None}) for b in ("cooplink", "whole", "nvcc")}
-        local = sorted({c["kernels"][f"{b} {k}"].get("local") for c in res["configs"] for b in ("cooplink", "whole", "nvcc")
-                        if f"{b} {k}" in c["kernels"]} - {None})
+        local = {b: sorted({c["kernels"][f"{b} {k}"].get("local") for c in res["configs"]
+                            if f"{b} {k}" in c["kernels"]} - {None}) for b in ("cooplink", "whole", "nvcc")}
+        # the same registers, cooplink-linked and whole, in every configuration; no local memory in either
+        ok &= all(c["kernels"][f"cooplink {k}"].get("regs") == c["kernels"][f"whole {k}"].get("regs")
+                  for c in res["configs"] if f"cooplink {k}" in c["kernels"] and f"whole {k}" in c["kernels"])
+        ok &= local["cooplink"] in ([0], []) and local["whole"] in ([0], [])
         row.append(" / ".join(",".join(map(str, regs[b])) for b in ("cooplink", "whole", "nvcc")))
-        row.append(",".join(map(str, local)))
+        row.append(" / ".join(",".join(map(str, local[b])) for b in ("cooplink", "whole", "nvcc")))
         row.append("yes" if ok else "**no**")
         lines.append("| " + " | ".join(row) + " |")
     lines.append("")

@@ -102,9 +102,9 @@ def run_dtype(args):
                 plan = segmented.chosen_plan(n, lens.size, dt.itemsize)
                 bad = []
                 # the chosen plan, then sr_run (a block per run of consecutive segments), same deferral, and
-                # _segplan's sr_warp<L>t plan where the Numba plan does not take it yet (segmented.WARPT_VERIFIED)
-                warpt = segmented._segplan.choose(n, lens.size, dt.itemsize)
-                for p in (None, segmented._segplan.Plan("run", 0, plan.defer)) + ((warpt,) if warpt != plan else ()):
+                # the plan of before sr_warp<L>t (its warp kernels, still there through plan=) where it differs
+                before = segmented._segplan.choose(n, lens.size, dt.itemsize, warpt=False)
+                for p in (None, segmented._segplan.Plan("run", 0, plan.defer)) + ((before,) if before != plan else ()):
                     for call, byte in enumerate((b"\x5a", b"\xa5")):  # two poisons: no reference equals both
                         poison = np.frombuffer(byte * dt.itemsize * lens.size, dt) if dt.kind in "iu" else \
                             np.full(lens.size, np.nan, dt)

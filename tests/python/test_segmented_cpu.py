@@ -2,6 +2,7 @@
 refuses (before any GPU work), and its kernels compiled for sm_90 and linked through libcooplink, every
 primitive call inlined. (tests/gpu/segmented_suite.py runs them; bench/segreduce times them.)"""
 
+import pathlib
 import re
 
 import numpy as np
@@ -35,8 +36,8 @@ def test_plan_without_warpt_is_the_rule_before_it():
     n = (1 << 28) // 4
     assert [str(_segplan.choose(n, n // m, 4, warpt=False)) for m in (128, 512, 1024)] == [
         "warp16 defer>8192", "warp16 defer>8192", "warpu16 defer>8192"]
-    # segmented_reduce's own plan keeps it until the Numba sr_warp<L>t has run on the GPU
-    assert segmented.WARPT_VERIFIED or str(segmented.chosen_plan(n, n // 128, 4)) == "warp16 defer>8192"
+    # segmented_reduce's own plan is the rule with sr_warp<L>t (run on the GPU: tests/gpu/segmented_suite.py)
+    assert str(segmented.chosen_plan(n, n // 128, 4)) == "warpt8 defer>8192"
 
 
 def test_grid():
@@ -127,3 +128,17 @@ def test_kernels_link_inlined(device_functions_without_gpu, dtype, op, name):
     # BlockReduce in the tail once made it 136)
     frames = re.findall(r"(\d+) bytes stack frame", out["log"])
     assert frames and max(int(f) for f in frames) <= 32, out["log"]
+
+
+def test_block_loops_keep_the_tiles_in_flight_of_kernels_cu():
+    """Each Numba warp kernel's tail keeps as many tiles a block in flight as its CUDA C twin (WARP_KERNEL's
+    BU in bench/segreduce/kernels.cu; sr_warp<L>t's took two where kernels.cu's takes four, 2026-12-04)."""
+    from cooplink.numba import _segkernels
+    source = (pathlib.Path(__file__).resolve().parents[2] / "bench/segreduce/kernels.cu").read_text()
+    rows = re.findall(r"WARP_KERNEL\(\w+, (sr_warp[#\w]+), \w+, [#\w]+, \w+, (\d+), \w+\)", source)
+    lanes = re.findall(r"^WARP_KERNELS\((\d+)\)", source, re.M)
+    twins = {name.replace("##L##", L).replace("##L", L): int(bu) for name, bu in rows
+             for L in (lanes if "##L" in name else [""])}
+    assert {"sr_warp4", "sr_warp32u", "sr_warp8t", "sr_warp32t"} <= set(twins), twins
+    assert {name: _segkernels.tail_tiles(name) for name in twins} == twins
+    assert _segkernels.tail_tiles("sr_block") == _segkernels.tail_tiles("sr_run") == 4

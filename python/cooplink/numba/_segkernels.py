@@ -91,6 +91,13 @@ def kernel(dtype, op, name, min_blocks=None):
     return _kernel(dtype.str, op, name, min_blocks)
 
 
+def tail_tiles(name):
+    """The tiles a block keeps in flight in kernel `name`'s block loops (the tail's chunks; kernels.cu
+    block_range<U>, WARP_KERNEL's BU): four, two in sr_warp<L>, bounded in registers (until 2026-12-04
+    sr_warp<L>t took two as well, where kernels.cu's takes four)."""
+    return 2 if name.startswith("sr_warp") and name[-1] not in "ut" else 4
+
+
 @functools.lru_cache(maxsize=None)
 def _kernel(dtype, op, name, min_blocks):
     """The Numba kernel `name` (sr_block, sr_run, sr_warp<L>, sr_warp<L>u, sr_warp<L>t) for one type and operator. Arguments:
@@ -200,9 +207,8 @@ def _kernel(dtype, op, name, min_blocks):
     bload = block.make_load(dtype, THREADS, vec, "vectorize")
     bloadg = block.make_load(dtype, THREADS, vec, "striped")
     bred = block.make_sum(dtype, THREADS) if is_sum else block.make_reduce(dtype, THREADS, op)
-    # a block's tiles in flight (kernels.cu block_range<U>): four, two in the kernels bounded in registers
-    brange = range_reduce(bload, bloadg, btile, 2 if name.startswith("sr_warp") and not name.endswith("u") else 4,
-                          THREADS)
+    bounded = name.startswith("sr_warp") and name[-1] not in "ut"
+    brange = range_reduce(bload, bloadg, btile, tail_tiles(name), THREADS)
 
     NONE = np.uint32(0xFFFFFFFF)
 
@@ -395,7 +401,6 @@ def _kernel(dtype, op, name, min_blocks):
 
     if not name.startswith("sr_warp"):
         raise ValueError(f"no segmented-reduction kernel {name!r}")
-    bounded = name[-1] not in "ut"
     T = _segplan.WARPT_TILES if name[-1] == "t" else 1  # (the first tiles a segment loaded at once)
     assert T in (1, 4)
     L = int(name[len("sr_warp"):].rstrip("ut"))

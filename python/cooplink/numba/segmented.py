@@ -126,16 +126,9 @@ def segmented_reduce(values, offsets, out, op="sum", stream=0, plan=None):
     k[grid, THREADS, stream](*args, np.uint32(share))
 
 
-# sr_warp<L>t's Numba twin has compiled and linked inlined without a GPU (tests/python/test_segmented_cpu.py) but
-# not yet run on one (its CUDA C twin: 0 wrong on the H200, bench/README). Until tests/gpu/segmented_suite.py
-# has run it (the suite runs _segplan.choose's warpt plan through plan= as well), the plan without plan= keeps
-# the warp kernels of before.
-WARPT_VERIFIED = False
-
-
 def chosen_plan(n, n_seg, itemsize):
     """The plan segmented_reduce uses without plan=."""
-    return _segplan.choose(n, n_seg, itemsize, warpt=WARPT_VERIFIED)
+    return _segplan.choose(n, n_seg, itemsize)
 
 
 def queue_words_left():
