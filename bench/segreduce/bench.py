@@ -429,7 +429,7 @@ def main():
         ap.error(f"--builds: cooplink and any of {', '.join(Runner.builds[1:])}, not {args.builds!r}")
     Runner.builds = builds
     if args.profile:
-        args.rounds, args.no_torch, args.numba = 0, True, False
+        args.rounds, args.no_torch = 0, True  # (--numba kept: its kernels profiled beside the CUDA C ones)
         Runner.builds, Runner.order = ("cooplink",), []
     import cupy as cp
     torch = None
