@@ -70,7 +70,7 @@ class State:
         size = np.dtype(dtype).itemsize
         self.chunk = adaptive.chunk_items(size)
         cap = adaptive.work_capacity(n, n_seg, size, defer)
-        self.queue = cp.zeros(8, cp.uint32)  # kernels.cu sr_queue
+        self.queue = cp.zeros(256, cp.uint32)  # kernels.cu sr_queue (8 words; the SR_SPREAD build's 194)
         self.cap = cap
         self.items = cp.zeros(cap, cp.uint64)
         self.partial = cp.zeros(cap, dtype)

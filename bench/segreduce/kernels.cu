@@ -116,13 +116,22 @@ __device__ __forceinline__ int align_up(int p) { return (p + SR_N - 1) / SR_N * 
  * be over and takes what is left. A segment of several chunks leaves one partial per chunk; the block that
  * finishes its last chunk combines them in chunk order. Every call leaves the queue, the items and the
  * counters zeroed. */
+#ifndef SR_SPREAD
+#define SR_SPREAD 0 /* 1 (an --explore build): each counter on a 128-byte line of its own (194 words: bench.py's
+                     * queue holds 256); 0: the eight words of one line */
+#endif
+#if SR_SPREAD
+#define SR_COUNTER(name) unsigned name, name##_line[31];
+#else
+#define SR_COUNTER(name) unsigned name;
+#endif
 struct sr_queue {
-  unsigned chunks;  /* work items reserved (past `capacity` after a failed reservation) */
-  unsigned taken;   /* tickets handed out */
-  unsigned shared;  /* blocks with a share of their own through it: at share_blocks, reserving is over */
-  unsigned exited;  /* blocks out: the last one zeroes the queue */
-  unsigned started; /* blocks started: at gridDim.x, a block may hold a ticket for an item to come */
-  unsigned dead;    /* capacity less the first item of the first failed reservation (0: none failed) */
+  SR_COUNTER(chunks)  /* work items reserved (past `capacity` after a failed reservation) */
+  SR_COUNTER(taken)   /* tickets handed out */
+  SR_COUNTER(shared)  /* blocks with a share of their own through it: at share_blocks, reserving is over */
+  SR_COUNTER(exited)  /* blocks out: the last one zeroes the queue */
+  SR_COUNTER(started) /* blocks started: at gridDim.x, a block may hold a ticket for an item to come */
+  SR_COUNTER(dead)    /* capacity less the first item of the first failed reservation (0: none failed) */
   unsigned pad[2];
 };
 
