@@ -392,8 +392,8 @@ __device__ __forceinline__ void sr_tail(const SR_T *in, const int *off, SR_T *ou
             WLOADG(L)(in + o[k], x[k][0], len > defer ? 0 : min(len, L * SR_N), &id, 0);                     \
           continue;                                                                                          \
         }                                                                                                    \
-        /* the first T tiles from a, the segment's start (from its first 16-byte boundary, the items before  \
-         * it one a lane, measured no better: bench/README, SR_HEAD) */                                      \
+        /* the first T tiles from a, the segment's start (a name of its own: the cubins stay those measured; \
+         * from its first 16-byte boundary instead measured no better: bench/README, SR_HEAD) */             \
         const int a = o[k];                                                                                  \
         const bool vec = o[k] % SR_N == 0 && len <= defer;                                                   \
         _Pragma("unroll") for (int t = 0; t < T; ++t)                                                        \

@@ -8,6 +8,7 @@ import py_compile
 import re
 
 import pytest
+from conftest import KERNELS_CU, warp_kernels_of_kernels_cu
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 SCRIPTS = sorted(p for d in ("bench", "tests/gpu") for p in (ROOT / d).rglob("*.py"))
@@ -22,12 +23,8 @@ def test_explore_plans_name_kernels_of_kernels_cu():
     spec = importlib.util.spec_from_file_location("segreduce_bench", ROOT / "bench/segreduce/bench.py")
     bench = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(bench)  # (its GPU imports are in main())
-    source = (ROOT / "bench/segreduce/kernels.cu").read_text()
     # the kernels: sr_block, sr_run by name; the warp kernels through WARP_KERNELS(L) and WARP_KERNEL(L, name, ...)
-    defined = set(re.findall(r"\b(sr_block|sr_run)\(const", source))
-    for lanes in re.findall(r"^WARP_KERNELS\((\d+)\)", source, re.M):
-        defined |= {f"sr_warp{lanes}", f"sr_warp{lanes}u"}
-    defined |= set(re.findall(r"^WARP_KERNEL\(\d+, (sr_warp\w+),", source, re.M))
+    defined = set(re.findall(r"\b(sr_block|sr_run)\(const", KERNELS_CU.read_text())) | set(warp_kernels_of_kernels_cu())
     assert {"sr_block", "sr_run", "sr_warp4", "sr_warp32u", "sr_warp8t"} <= defined, defined
     plans = [bench.adaptive.Plan(first, lanes, abs(defer)) for first, lanes, defer in bench.EXPLORE]
     assert plans and {p.kernel for p in plans} <= defined, {p.kernel for p in plans} - defined

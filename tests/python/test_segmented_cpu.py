@@ -2,7 +2,6 @@
 refuses (before any GPU work), and its kernels compiled for sm_90 and linked through libcooplink, every
 primitive call inlined. (tests/gpu/segmented_suite.py runs them; bench/segreduce times them.)"""
 
-import pathlib
 import re
 
 import numpy as np
@@ -10,7 +9,7 @@ import pytest
 from numba.cuda import types
 
 from cooplink.numba import _segplan, segmented, segmented_reduce
-from conftest import compile_and_link
+from conftest import compile_and_link, warp_kernels_of_kernels_cu
 
 
 class FakeGPUArray:
@@ -130,15 +129,11 @@ def test_kernels_link_inlined(device_functions_without_gpu, dtype, op, name):
     assert frames and max(int(f) for f in frames) <= 32, out["log"]
 
 
-def test_block_loops_keep_the_tiles_in_flight_of_kernels_cu():
-    """Each Numba warp kernel's tail keeps as many tiles a block in flight as its CUDA C twin (WARP_KERNEL's
-    BU in bench/segreduce/kernels.cu; sr_warp<L>t's took two where kernels.cu's takes four, 2026-12-04)."""
+def test_loops_keep_the_tiles_in_flight_of_kernels_cu():
+    """Each Numba warp kernel's loops keep as many tiles a thread in flight as its CUDA C twin's (kernels.cu
+    WARP_RANGE's U, WARP_KERNEL's BU; sr_warp<L>t's tail took two where kernels.cu's takes four, 2026-12-04)."""
     from cooplink.numba import _segkernels
-    source = (pathlib.Path(__file__).resolve().parents[2] / "bench/segreduce/kernels.cu").read_text()
-    rows = re.findall(r"WARP_KERNEL\(\w+, (sr_warp[#\w]+), \w+, [#\w]+, \w+, (\d+), \w+\)", source)
-    lanes = re.findall(r"^WARP_KERNELS\((\d+)\)", source, re.M)
-    twins = {name.replace("##L##", L).replace("##L", L): int(bu) for name, bu in rows
-             for L in (lanes if "##L" in name else [""])}
+    twins = warp_kernels_of_kernels_cu()
     assert {"sr_warp4", "sr_warp32u", "sr_warp8t", "sr_warp32t"} <= set(twins), twins
-    assert {name: _segkernels.tail_tiles(name) for name in twins} == twins
-    assert _segkernels.tail_tiles("sr_block") == _segkernels.tail_tiles("sr_run") == 4
+    assert {name: (_segkernels.tiles_in_flight(name),) * 2 for name in twins} == twins
+    assert _segkernels.tiles_in_flight("sr_block") == _segkernels.tiles_in_flight("sr_run") == 4

@@ -83,7 +83,7 @@ def identity(dtype, op):
 def kernel(dtype, op, name, min_blocks=None):
     """(see _kernel) one compiled kernel per (dtype, op, name, min_blocks), however they are spelled"""
     dtype = np.dtype(dtype)
-    if name.startswith("sr_warp") and name[-1] not in "ut":
+    if _bounded(name):
         # (1- and 2-byte types hold 16 or 8 items a vector, each in its own register: fewer warps)
         min_blocks = min_blocks or {1: 3, 2: 4, 4: 8, 8: 6}[dtype.itemsize]
     else:
@@ -91,11 +91,16 @@ def kernel(dtype, op, name, min_blocks=None):
     return _kernel(dtype.str, op, name, min_blocks)
 
 
-def tail_tiles(name):
-    """The tiles a block keeps in flight in kernel `name`'s block loops (the tail's chunks; kernels.cu
-    block_range<U>, WARP_KERNEL's BU): four, two in sr_warp<L>, bounded in registers (until 2026-12-04
-    sr_warp<L>t took two as well, where kernels.cu's takes four)."""
-    return 2 if name.startswith("sr_warp") and name[-1] not in "ut" else 4
+def _bounded(name):
+    """sr_warp<L>: registers bounded so that an SM holds every warp it can (not sr_warp<L>u, sr_warp<L>t)."""
+    return name.startswith("sr_warp") and name[-1] not in "ut"
+
+
+def tiles_in_flight(name):
+    """The tiles kernel `name` keeps in flight a thread in its loops, its logical warps' and its blocks' (the
+    tail's chunks; kernels.cu WARP_RANGE's U and WARP_KERNEL's BU): four, two in sr_warp<L> (until
+    2026-12-04 sr_warp<L>t's tail took two, where kernels.cu's takes four)."""
+    return 2 if _bounded(name) else 4
 
 
 @functools.lru_cache(maxsize=None)
@@ -207,8 +212,7 @@ def _kernel(dtype, op, name, min_blocks):
     bload = block.make_load(dtype, THREADS, vec, "vectorize")
     bloadg = block.make_load(dtype, THREADS, vec, "striped")
     bred = block.make_sum(dtype, THREADS) if is_sum else block.make_reduce(dtype, THREADS, op)
-    bounded = name.startswith("sr_warp") and name[-1] not in "ut"
-    brange = range_reduce(bload, bloadg, btile, tail_tiles(name), THREADS)
+    brange = range_reduce(bload, bloadg, btile, tiles_in_flight(name), THREADS)
 
     NONE = np.uint32(0xFFFFFFFF)
 
@@ -409,8 +413,8 @@ def _kernel(dtype, op, name, min_blocks):
     wloadg = warp.make_load(dtype, vec, L, "striped")
     wred = warp.make_sum(dtype, L) if is_sum else warp.make_reduce(dtype, op, L)
     tile = L * vec
-    warp_range = range_reduce(wload, wloadg, tile, 2 if bounded else 4, L)
-    reserve = reserve_cas if bounded else reserve_add  # (kernels.cu WARP_KERNELS)
+    warp_range = range_reduce(wload, wloadg, tile, tiles_in_flight(name), L)
+    reserve = reserve_cas if _bounded(name) else reserve_add  # (kernels.cu WARP_KERNELS)
 
     @cuda.jit(device=True, inline="always")
     def first_tile(d_in, b, n, defer_items, x):
