@@ -13,7 +13,8 @@ in rotating order; in each round a kernel runs `reps` times back to back between
 behind a kernel that holds the stream (a spin on the GPU's timer) for longer than the host takes to queue
 them, so that a slow launch path (Numba's, the library function's checks) leaves the GPU no idle gap and
 the figure is the kernels' own time; the host's time to queue a launch is reported beside it (`host_ms`;
-a kernel slower than 8x the read ceiling and 5 ms: its checked run alone, marked untimed). Figures are medians over rounds; ratios are medians of per-round ratios. Bytes counted:
+a kernel slower than 8x the read ceiling and 5 ms: the faster of its first two runs, the first checked,
+marked untimed). Figures are medians over rounds; ratios are medians of per-round ratios. Bytes counted:
 input, offsets and output. The read ceiling (baselines.cu read_bw) is measured in every configuration's
 rounds, and each kernel's share is of the ceiling measured beside it.
 
@@ -70,7 +71,7 @@ class State:
         size = np.dtype(dtype).itemsize
         self.chunk = adaptive.chunk_items(size)
         cap = adaptive.work_capacity(n, n_seg, size, defer)
-        self.queue = cp.zeros(256, cp.uint32)  # kernels.cu sr_queue (8 words; the SR_SPREAD build's 194)
+        self.queue = cp.zeros(8, cp.uint32)  # kernels.cu sr_queue
         self.cap = cap
         self.items = cp.zeros(cap, cp.uint64)
         self.partial = cp.zeros(cap, dtype)
@@ -146,8 +147,10 @@ class Runner:
             if bad.size:
                 i = bad[0]
                 r["first_wrong"] = f"segment {i}: got {got[i]!r}, want {self.ref[i]!r}"
-        if first_ms > MAX_KERNEL_MS and Runner.order is None:  # (a Numba kernel's first call compiles it:
-            # the second tells; under --profile, ncu's replays make every run slow)
+        slow = min(MAX_KERNEL_MS, max(SLOW_MS, SLOW_FACTOR * getattr(self, "ceiling_ms", MAX_KERNEL_MS)))
+        if first_ms > slow and Runner.order is None:  # (a Numba kernel's first call compiles it, torch's first
+            # call of a run starts its library, 17-87 ms, which was its figure there until 2026-12-04: the second
+            # tells; under --profile, ncu's replays make every run slow)
             t0 = time.perf_counter()
             launch()
             cp.cuda.runtime.deviceSynchronize()
@@ -158,7 +161,7 @@ class Runner:
             self.ceiling_ms = min(first_ms, getattr(self, "ceiling_ms", first_ms))
         # timed in rounds unless hopeless: a kernel 8 times slower than the ceiling (and past 5 ms) is reported
         # from its checked run, a figure no conclusion depends on (rounds of them took minutes of the GPU)
-        if first_ms <= min(MAX_KERNEL_MS, max(SLOW_MS, SLOW_FACTOR * getattr(self, "ceiling_ms", MAX_KERNEL_MS))):
+        if first_ms <= slow:
             self.launch[label] = launch
 
     SPIN = r"""extern "C" __global__ void spin(unsigned long long ns)
@@ -327,9 +330,16 @@ def run_config(cp, mods, cub, numba_k, tc, op, dist, d_x, x64, rounds, rng, sm_c
                 for q in dict.fromkeys([p] + [adaptive.Plan(f, L, d) for f, L, d in EXPLORE if f.startswith("warp")
                                               and d == 8192]):
                     R.add(f"plan {q} [{v[8:]}]", adaptive_launch(q, kv), d_out, bytes_, {"plan": str(q)})
+            resident = sm_count * blocks_per_sm(cp, fa)
+            if p.first == "block":  # sr_block's one launch with other numbers of tail blocks (its own: two an SM)
+                for tail in (sm_count, 4 * sm_count, resident):
+                    def with_tail(tail=tail):
+                        fa((min(n_seg, adaptive.BLOCK_GRID_SEGMENTS) + tail,), (THREADS,), (
+                            d_x, d_off, d_out, np.int32(n_seg), np.int64(p.defer), *state.args(),
+                            np.uint32(state.cap), np.uint32(tail)))
+                    R.add(f"plan {p}, {tail} tail blocks", with_tail, d_out, bytes_, {"plan": str(p)})
             # the one launch's grid: the plan's kernel alone on the resident grid, and the one launch on
             # the fixed kernel's grid (P7 holds for any grid: tickets only once every block has started)
-            resident = sm_count * blocks_per_sm(cp, fa)
             fg = adaptive.fixed_grid(p.first, p.lanes, n_seg, sm_count)
             R.add(f"{p.kernel} alone, resident grid {resident}", lambda: fa((resident,), (THREADS,), (
                 d_x, d_off, d_out, np.int32(n_seg), huge, *none)), d_out, bytes_)
@@ -337,7 +347,8 @@ def run_config(cp, mods, cub, numba_k, tc, op, dist, d_x, x64, rounds, rng, sm_c
             def on_fixed_grid():
                 fa((fg,), (THREADS,), (d_x, d_off, d_out, np.int32(n_seg), np.int64(p.defer), *state.args(),
                                       np.uint32(state.cap), np.uint32(fg)))
-            R.add(f"adaptive on the fixed grid {fg}", on_fixed_grid, d_out, bytes_)
+            if p.first != "block":  # (sr_block's one launch is on its fixed grid and more)
+                R.add(f"adaptive on the fixed grid {fg}", on_fixed_grid, d_out, bytes_)
 
     for build in Runner.builds:
         fixed(build)
@@ -413,7 +424,7 @@ def main():
     ap.add_argument("--lengths", default=",".join(LENGTHS))
     ap.add_argument("--numba", action="store_true", help="also the Numba kernels (cooplink.numba installed)")
     ap.add_argument("--no-torch", action="store_true")
-    ap.add_argument("--explore", action="store_true", help="also other plans of the adaptive launcher (f32 sum)")
+    ap.add_argument("--explore", action="store_true", help="also other plans of the adaptive launcher (sums)")
     ap.add_argument("--variants", default="", help="with --explore: other builds of the f32 sum kernels to time "
                     "the plans with, .gpubench/f32-sum-<name> (prepare.sh), comma-separated")
     ap.add_argument("--builds", default=",".join(Runner.builds),
@@ -462,7 +473,7 @@ def main():
             for dist in args.lengths.split(","):
                 t0 = time.time()
                 res = run_config(cp, mods, cub, numba_k, tc, op, dist, d_x, x64, args.rounds, rng, sm_count,
-                                 torch, args.explore and tc == "f32" and op == "sum")
+                                 torch, args.explore and op == "sum")
                 res["seconds"] = time.time() - t0
                 results["configs"].append(res)
                 with open(os.path.join(args.out, "segreduce.json"), "w") as f:  # (kept if the run is cut short)

@@ -51,6 +51,10 @@
 #ifndef SR_WARP_MIN_BLOCKS
 #define SR_WARP_MIN_BLOCKS 1 /* blocks an SM must hold (prepare.sh: 8 for 4-byte types, 6 for 8-byte: no spills) */
 #endif
+#ifndef SR_BLOCK_MIN_BLOCKS
+#define SR_BLOCK_MIN_BLOCKS 8 /* sr_block: every block an SM can hold (32 registers; without the bound its tail
+                               * blocks' part of the offsets took 34, six blocks an SM) */
+#endif
 #define SR_BTILE (SR_THREADS * SR_N)
 #ifndef SR_RUN_MIN_BLOCKS
 #define SR_RUN_MIN_BLOCKS 1 /* sr_run: blocks an SM must hold (modules.sh: 4 for 4-byte types, 3 for 8-byte ones) */
@@ -115,23 +119,15 @@ __device__ __forceinline__ int align_up(int p) { return (p + SR_N - 1) / SR_N * 
  * decoupled look-back also assumes: when it runs, every block has started) always waits for reserving to
  * be over and takes what is left. A segment of several chunks leaves one partial per chunk; the block that
  * finishes its last chunk combines them in chunk order. Every call leaves the queue, the items and the
- * counters zeroed. */
-#ifndef SR_SPREAD
-#define SR_SPREAD 0 /* 1 (an --explore build): each counter on a 128-byte line of its own (194 words: bench.py's
-                     * queue holds 256); 0: the eight words of one line */
-#endif
-#if SR_SPREAD
-#define SR_COUNTER(name) unsigned name, name##_line[31];
-#else
-#define SR_COUNTER(name) unsigned name;
-#endif
+ * counters zeroed. (In sr_block's one launch only its tail blocks take part, ranked among themselves: the
+ * blocks, the grid and its last block above are theirs.) */
 struct sr_queue {
-  SR_COUNTER(chunks)  /* work items reserved (past `capacity` after a failed reservation) */
-  SR_COUNTER(taken)   /* tickets handed out */
-  SR_COUNTER(shared)  /* blocks with a share of their own through it: at share_blocks, reserving is over */
-  SR_COUNTER(exited)  /* blocks out: the last one zeroes the queue */
-  SR_COUNTER(started) /* blocks started: at gridDim.x, a block may hold a ticket for an item to come */
-  SR_COUNTER(dead)    /* capacity less the first item of the first failed reservation (0: none failed) */
+  unsigned chunks;  /* work items reserved (past `capacity` after a failed reservation) */
+  unsigned taken;   /* tickets handed out */
+  unsigned shared;  /* blocks with a share of their own through it: at share_blocks, reserving is over */
+  unsigned exited;  /* blocks out: the last one zeroes the queue */
+  unsigned started; /* blocks started: at all of them, a block may hold a ticket for an item to come */
+  unsigned dead;    /* capacity less the first item of the first failed reservation (0: none failed) */
   unsigned pad[2];
 };
 
@@ -196,10 +192,11 @@ __device__ __forceinline__ unsigned sr_reserve_add(sr_queue *q, unsigned capacit
   return SR_NONE;
 }
 
-/* A work item (or a ticket for one) for this block, or SR_NONE: see sr_queue. */
-__device__ __forceinline__ unsigned sr_take(sr_queue *q, unsigned capacity)
+/* A work item (or a ticket for one) for this block, or SR_NONE: see sr_queue (`ranks`: the blocks that take
+ * part in the tail, gridDim.x but in sr_block's one launch). */
+__device__ __forceinline__ unsigned sr_take(sr_queue *q, unsigned capacity, unsigned ranks)
 {
-  if (sr_load_acquire(&q->started) == gridDim.x) return atomicAdd(&q->taken, 1);
+  if (sr_load_acquire(&q->started) == ranks) return atomicAdd(&q->taken, 1);
   unsigned t = sr_load_acquire(&q->taken);
   for (;;) {
     if (t >= sr_end(q, capacity)) return SR_NONE;
@@ -270,24 +267,27 @@ __device__ __forceinline__ unsigned long long sr_item(const sr_queue *q, const u
   }
 }
 
-/* The next work item for this block, as sr_item; the grid's last block, finding none free, waits for
- * reserving to be over and takes what is left. */
+/* The next work item for this block (`rank` of the tail's `ranks` blocks), as sr_item; the last of them,
+ * finding none free, waits for reserving to be over and takes what is left. */
 __device__ __forceinline__ unsigned long long sr_next(sr_queue *q, const unsigned long long *items, unsigned *ticket,
-                                                      unsigned capacity, unsigned share_blocks)
+                                                      unsigned capacity, unsigned share_blocks, unsigned rank,
+                                                      unsigned ranks)
 {
-  unsigned t = sr_take(q, capacity);
-  if (t == SR_NONE && blockIdx.x == gridDim.x - 1) {
-    while (sr_load_acquire(&q->shared) < share_blocks && (t = sr_take(q, capacity)) == SR_NONE) __nanosleep(128);
-    if (t == SR_NONE) t = sr_take(q, capacity);
+  unsigned t = sr_take(q, capacity, ranks);
+  if (t == SR_NONE && rank == ranks - 1) {
+    while (sr_load_acquire(&q->shared) < share_blocks && (t = sr_take(q, capacity, ranks)) == SR_NONE) __nanosleep(128);
+    if (t == SR_NONE) t = sr_take(q, capacity, ranks);
   }
   *ticket = t;
   return sr_item(q, items, t, capacity, share_blocks);
 }
 
+/* rank, ranks: this block's place among the blocks that take part in the tail, and their number (blockIdx.x
+ * and gridDim.x but in sr_block's one launch, whose blocks of segments leave before it). */
 template <int U>
 __device__ __forceinline__ void sr_tail(const SR_T *in, const int *off, SR_T *out, sr_queue *q, unsigned long long *items,
                                         SR_T *partial, unsigned *done, unsigned capacity, unsigned share_blocks,
-                                        void *temp)
+                                        void *temp, unsigned rank, unsigned ranks)
 {
   __shared__ unsigned long long work;
   __shared__ unsigned ticket;
@@ -295,10 +295,10 @@ __device__ __forceinline__ void sr_tail(const SR_T *in, const int *off, SR_T *ou
   __syncthreads(); /* every warp of the block is through its share */
   if (threadIdx.x == 0) {
     __threadfence();
-    if (blockIdx.x < share_blocks) atomicAdd(&q->shared, 1);
-    if (blockIdx.x >= share_blocks) /* no share: the blocks with one (all started before) reserve first */
+    if (rank < share_blocks) atomicAdd(&q->shared, 1);
+    if (rank >= share_blocks) /* no share: the blocks with one (all started before) reserve first */
       while (sr_load_acquire(&q->shared) < share_blocks) __nanosleep(128);
-    work = sr_next(q, items, &ticket, capacity, share_blocks);
+    work = sr_next(q, items, &ticket, capacity, share_blocks, rank, ranks);
   }
   __syncthreads();
   for (;;) {
@@ -308,7 +308,7 @@ __device__ __forceinline__ void sr_tail(const SR_T *in, const int *off, SR_T *ou
     unsigned next = SR_NONE;
     if (threadIdx.x == 0) {
       __stcg(items + t, 0ull);
-      next = sr_take(q, capacity); /* (its latency hides behind this chunk's loads) */
+      next = sr_take(q, capacity, ranks); /* (its latency hides behind this chunk's loads) */
     }
     const unsigned j = (unsigned)w;
     const int s = (int)(w >> 32) - 1;
@@ -344,7 +344,7 @@ __device__ __forceinline__ void sr_tail(const SR_T *in, const int *off, SR_T *ou
     }
     if (threadIdx.x == 0) {
       if (next == SR_NONE) {
-        work = sr_next(q, items, &ticket, capacity, share_blocks);
+        work = sr_next(q, items, &ticket, capacity, share_blocks, rank, ranks);
       } else {
         ticket = next;
         work = sr_item(q, items, next, capacity, share_blocks);
@@ -354,7 +354,7 @@ __device__ __forceinline__ void sr_tail(const SR_T *in, const int *off, SR_T *ou
   }
   if (threadIdx.x == 0) {
     __threadfence();
-    if (atomicAdd(&q->exited, 1) == gridDim.x - 1) { /* every other block is out */
+    if (atomicAdd(&q->exited, 1) == ranks - 1) { /* every other block of the tail is out */
       __threadfence();
       *q = sr_queue{};
     }
@@ -436,7 +436,7 @@ __device__ __forceinline__ void sr_tail(const SR_T *in, const int *off, SR_T *ou
     }                                                                                                        \
     if (q) {                                                                                                 \
       DECLARE_BLOCK_TEMP;                                                                                    \
-      sr_tail<BU>(in, off, out, q, items, partial, done, capacity, share_blocks, temp);                      \
+      sr_tail<BU>(in, off, out, q, items, partial, done, capacity, share_blocks, temp, blockIdx.x, gridDim.x); \
     }                                                                                                        \
   }
 
@@ -649,31 +649,65 @@ extern "C" __global__ void __launch_bounds__(SR_THREADS, SR_RUN_MIN_BLOCKS)
       }
     __syncthreads(); /* so and deferred are reused */
   }
-  if (q) sr_tail<4>(in, off, out, q, items, partial, done, capacity, share_blocks, temp);
+  if (q) sr_tail<4>(in, off, out, q, items, partial, done, capacity, share_blocks, temp, blockIdx.x, gridDim.x);
 }
 
-/* One block per segment (grid-stride); a segment longer than `defer` is deferred to the tail (q non-null). */
-extern "C" __global__ void __launch_bounds__(SR_THREADS)
+/* One block per segment (grid-stride). Alone (q null), every block takes segments. In the adaptive launcher's
+ * one launch (q non-null), the grid is gridDim.x - share_blocks blocks of segments, a segment a block as the
+ * fixed kernel's grid (the hardware hands out the blocks: on a grid of the blocks the GPU holds at once,
+ * a grid-stride share of 31 segments a block ran at 0.990 of the fixed kernel, the one launch at 0.973), which
+ * leave the segments longer than `defer` alone and never touch the queue, then share_blocks tail blocks:
+ * they start last (blocks start in index order), find the long segments in their part of the offsets,
+ * reserve their chunks and take them (sr_tail, ranked among themselves). With no blocks of segments
+ * (share_blocks >= gridDim.x) the tail blocks reduce their parts' other segments too. */
+extern "C" __global__ void __launch_bounds__(SR_THREADS, SR_BLOCK_MIN_BLOCKS)
   sr_block(const SR_T *in, const int *off, SR_T *out, int n_seg, long long defer, sr_queue *q,
            unsigned long long *items, SR_T *partial, unsigned *done, unsigned capacity, unsigned share_blocks)
 {
   DECLARE_BLOCK_TEMP;
-  __shared__ unsigned first;
-  sr_start(q);
-  for (int s = blockIdx.x; s < n_seg; s += gridDim.x) {
-    const int b = off[s], e = off[s + 1];
-    if (e - b > defer) {
-      if (threadIdx.x == 0) first = sr_reserve_add(q, capacity, sr_chunk_count(e - b));
-      __syncthreads();
-      if (first != SR_NONE) sr_write_items(s, e - b, first, threadIdx.x, SR_THREADS, items);
-    }
-    if (e - b <= defer || first == SR_NONE) { /* (no room in the queue: reduced here) */
+  const unsigned seg_blocks = !q ? gridDim.x : gridDim.x > share_blocks ? gridDim.x - share_blocks : 0;
+  if (blockIdx.x < seg_blocks) {
+    for (int s = blockIdx.x; s < n_seg; s += seg_blocks) {
+      const int b = off[s], e = off[s + 1];
+      if (q && e - b > defer) continue; /* the tail blocks' */
       const SR_T acc = block_range<4>(in, b, e);
       SR_T agg;
       BRED(&acc, &agg, temp);
       if (threadIdx.x == 0) out[s] = agg;
+      __syncthreads(); /* temp is reused */
     }
-    __syncthreads(); /* temp and `first` are reused */
+    return;
   }
-  if (q) sr_tail<4>(in, off, out, q, items, partial, done, capacity, share_blocks, temp);
+  __shared__ int so[SR_THREADS + 1];
+  __shared__ unsigned first;
+  const unsigned rank = blockIdx.x - seg_blocks;
+  sr_start(q);
+  const long long part = (n_seg + (long long)share_blocks - 1) / share_blocks;
+  const int s_end = (int)min((long long)n_seg, (rank + 1) * part);
+  for (int s0 = (int)min((long long)n_seg, rank * part); s0 < s_end; s0 += SR_THREADS) {
+    const int g = min(SR_THREADS, s_end - s0), k = threadIdx.x;
+    if (k < g) so[k] = off[s0 + k];
+    if (k == 0) so[g] = off[s0 + g];
+    __syncthreads();
+    const bool mine = k < g && (so[k + 1] - so[k] > defer || seg_blocks == 0);
+    if (!__syncthreads_or(mine)) continue; /* (most parts: no long segment) */
+    for (int j = 0; j < g; ++j) {
+      const int b = so[j], e = so[j + 1];
+      bool here = seg_blocks == 0;
+      if (e - b > defer) {
+        if (threadIdx.x == 0) first = sr_reserve_add(q, capacity, sr_chunk_count(e - b));
+        __syncthreads();
+        here = first == SR_NONE; /* (no room in the queue: reduced here) */
+        if (!here) sr_write_items(s0 + j, e - b, first, threadIdx.x, SR_THREADS, items);
+      }
+      if (here) {
+        const SR_T acc = block_range<4>(in, b, e);
+        SR_T agg;
+        BRED(&acc, &agg, temp);
+        if (threadIdx.x == 0) out[s0 + j] = agg;
+      }
+      __syncthreads(); /* temp and `first` are reused */
+    }
+  }
+  sr_tail<4>(in, off, out, q, items, partial, done, capacity, share_blocks, temp, rank, share_blocks);
 }

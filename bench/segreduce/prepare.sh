@@ -51,9 +51,8 @@ for t in "${BM_TYPES[@]}"; do
       echo "scan $tc, $sd tiles in flight: the cooplink-linked cubin is byte-identical to the whole program's"
   done
 done
-# bench.py --explore --variants spread: the queue's counters on 128-byte lines of their own (kernels.cu
-# SR_SPREAD; bench.py --explore --variants NAME times such a build of the f32 sum kernels, f32-sum-NAME)
-bm_reduce f32 float 4 "(-3.402823466e+38f)" sum "$out/catalog" "$out/f32-sum-spread" -Xnvrtc -DSR_SPREAD=1
+# (bench.py --explore --variants NAME times a build of the f32 sum kernels with other -D options, made here
+# as "$out/f32-sum-NAME": bm_reduce f32 float 4 "(-3.402823466e+38f)" sum "$out/catalog" "$out/f32-sum-NAME" -Xnvrtc -D...)
 nvcc -O3 -shared -Xcompiler -fPIC -arch="$ARCH" -std=c++17 -o "$out/cub_baselines.so" bench/segreduce/cub_segreduce.cu
 mkdir -p "$out/src" && cp bench/segreduce/kernels.cu bench/scan/scan.cu "$out/src/"  # (device.sh: built from these)
 du -sh "$out"

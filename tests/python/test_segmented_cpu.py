@@ -40,14 +40,18 @@ def test_plan_without_warpt_is_the_rule_before_it():
 
 
 def test_grid():
-    # every resident block; those with segments of their own: the fixed kernel's grid (32 blocks an SM at
-    # most for warps) up to all of them (grid-stride)
+    # the warp kernels: every resident block; those with segments of their own: the fixed kernel's grid (32
+    # blocks an SM at most for warps) up to all of them (grid-stride)
     warp8, block = _segplan.Plan("warp", 8, 8192), _segplan.Plan("block", 0, 262144)
     assert _segplan.grid(warp8, 1 << 23, 132, 1056) == (1056, 1056)
     assert _segplan.grid(warp8, 1 << 23, 132, 8448) == (8448, 4224)
     assert _segplan.grid(warp8, 1000, 132, 1056) == (1056, 16)  # 64 segments a block of 8-lane warps
-    assert _segplan.grid(block, 32768, 132, 1056) == (1056, 1056)
-    assert _segplan.grid(block, 256, 132, 1056) == (1056, 256)
+    # sr_block: a block per segment, then two tail blocks an SM (share_blocks: the tail's blocks), or every
+    # block the GPU holds at once where that is fewer
+    assert _segplan.grid(block, 32768, 132, 1056) == (32768 + 264, 264)
+    assert _segplan.grid(block, 256, 132, 1056) == (256 + 264, 264)
+    assert _segplan.grid(block, 256, 132, 100) == (256 + 100, 100)
+    assert _segplan.grid(block, 2 ** 31 - 2, 132, 1056) == (2 ** 30 + 264, 264)  # (grid-stride past 2**30)
     # sr_warp<L>t (CUDA C): the warp kernels' grid
     warp8t = _segplan.Plan("warpt", 8, 8192)
     assert warp8t.kernel == "sr_warp8t" and _segplan.grid(warp8t, 1 << 23, 132, 528) == (528, 528)

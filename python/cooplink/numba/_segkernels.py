@@ -86,6 +86,8 @@ def kernel(dtype, op, name, min_blocks=None):
     if _bounded(name):
         # (1- and 2-byte types hold 16 or 8 items a vector, each in its own register: fewer warps)
         min_blocks = min_blocks or {1: 3, 2: 4, 4: 8, 8: 6}[dtype.itemsize]
+    elif name == "sr_block":  # (kernels.cu SR_BLOCK_MIN_BLOCKS: 32 registers; its tail's part of the offsets took 34)
+        min_blocks = min_blocks or 8
     else:
         min_blocks = 4 if name.startswith("sr_warp") else None
     return _kernel(dtype.str, op, name, min_blocks)
@@ -255,9 +257,10 @@ def _kernel(dtype, op, name, min_blocks):
         return min(ld_acquire(q, CHUNKS), capacity - ld_acquire(q, DEAD))
 
     @cuda.jit(device=True, inline="always")
-    def take(q, capacity):
-        """A work item, or a ticket for one once every block has started, or NONE (kernels.cu sr_take)."""
-        if ld_acquire(q, STARTED) == cuda.gridDim.x:
+    def take(q, capacity, ranks):
+        """A work item, or a ticket for one once every block of the tail's `ranks` has started, or NONE
+        (kernels.cu sr_take)."""
+        if ld_acquire(q, STARTED) == ranks:
             return cuda.atomic.add(q, TAKEN, np.uint32(1))
         t = ld_acquire(q, TAKEN)
         while True:
@@ -269,17 +272,17 @@ def _kernel(dtype, op, name, min_blocks):
             t = seen
 
     @cuda.jit(device=True, inline="always")
-    def next_item(q, capacity, share_blocks):
-        """The next ticket for this block (kernels.cu sr_next): the grid's last block, finding none free,
-        waits for reserving to be over and takes what is left."""
-        t = take(q, capacity)
-        if t == NONE and cuda.blockIdx.x == cuda.gridDim.x - 1:
+    def next_item(q, capacity, share_blocks, rank, ranks):
+        """The next ticket for this block, `rank` of the tail's `ranks` (kernels.cu sr_next): the last of
+        them, finding none free, waits for reserving to be over and takes what is left."""
+        t = take(q, capacity, ranks)
+        if t == NONE and rank == ranks - 1:
             while ld_acquire(q, SHARED) < share_blocks:
-                t = take(q, capacity)
+                t = take(q, capacity, ranks)
                 if t != NONE:
                     return t
                 cuda.nanosleep(np.uint32(128))
-            t = take(q, capacity)
+            t = take(q, capacity, ranks)
         return t
 
     @cuda.jit(device=True, inline="always")
@@ -298,9 +301,10 @@ def _kernel(dtype, op, name, min_blocks):
             cuda.nanosleep(np.uint32(64))
 
     @cuda.jit(device=True, inline="always")
-    def tail(d_in, off, sh, out, q, items, partial, done, capacity, share_blocks):
+    def tail(d_in, off, sh, out, q, items, partial, done, capacity, share_blocks, rank, ranks):
         """Every block, its share done (kernels.cu sr_queue and sr_tail): the deferred segments' chunks,
-        a block a chunk, thread 0 taking the next while the block reduces one."""
+        a block a chunk, thread 0 taking the next while the block reduces one. rank, ranks: this block's
+        place among the blocks of the tail, and their number (the grid's but in sr_block's one launch)."""
         work = cuda.shared.array(1, np.uint64)
         ticket = cuda.shared.array(1, np.uint32)
         combine = cuda.shared.array(1, np.int32)
@@ -308,12 +312,12 @@ def _kernel(dtype, op, name, min_blocks):
         cuda.syncthreads()  # every warp of the block is through its share
         if tid == 0:
             cuda.threadfence()
-            if cuda.blockIdx.x < share_blocks:
+            if rank < share_blocks:
                 cuda.atomic.add(q, SHARED, np.uint32(1))
-            if cuda.blockIdx.x >= share_blocks:  # no share: the blocks with one (all started before) reserve
+            if rank >= share_blocks:  # no share: the blocks with one (all started before) reserve
                 while ld_acquire(q, SHARED) < share_blocks:
                     cuda.nanosleep(np.uint32(128))
-            ticket[0] = next_item(q, capacity, share_blocks)
+            ticket[0] = next_item(q, capacity, share_blocks, rank, ranks)
             work[0] = item(q, items, ticket[0], capacity, share_blocks)
         cuda.syncthreads()
         combining = False
@@ -340,7 +344,7 @@ def _kernel(dtype, op, name, min_blocks):
             else:
                 if tid == 0:
                     cuda.stcg(items, t, np.uint64(0))
-                    held = take(q, capacity)
+                    held = take(q, capacity, ranks)
                 b = i32(sb + i32(j) * chunk)
                 acc = brange(d_in, b, i32(min(b + chunk, se)), i32(tid), ident())
             agg = bred(acc)
@@ -357,7 +361,7 @@ def _kernel(dtype, op, name, min_blocks):
                 combine[0] = last
                 if not last:  # on to the work item taken before, or the next one
                     if held == NONE:
-                        held = next_item(q, capacity, share_blocks)
+                        held = next_item(q, capacity, share_blocks, rank, ranks)
                     ticket[0] = held
                     work[0] = item(q, items, held, capacity, share_blocks)
             cuda.syncthreads()
@@ -365,38 +369,73 @@ def _kernel(dtype, op, name, min_blocks):
             cuda.syncthreads()  # (combine is written again in the next step)
         if tid == 0:
             cuda.threadfence()
-            if cuda.atomic.add(q, EXITED, np.uint32(1)) == cuda.gridDim.x - 1:
-                cuda.threadfence()  # every other block is out
+            if cuda.atomic.add(q, EXITED, np.uint32(1)) == ranks - 1:
+                cuda.threadfence()  # every other block of the tail is out
                 for i in range(8):  # the last block out: the queue is zero for the next call
                     q[i] = 0
 
     if name == "sr_block":
-        @cuda.jit(launch_bounds=THREADS)
+        part_len = THREADS + 1  # (a global: numba's shared.array takes no expression)
+        brange2 = range_reduce(bload, bloadg, btile, 2, THREADS)  # (the tail blocks' rare in-place reductions)
+
+        @cuda.jit(launch_bounds=(THREADS, min_blocks))
         def sr_block(d_in, off, sh, out, n_seg, defer_items, use_tail, q, items, partial, done, capacity,
                      share_blocks):
+            """kernels.cu sr_block: alone (use_tail 0), every block takes segments; in the one launch, the
+            blocks before the last share_blocks take a segment each and leave the long ones to those
+            (the tail's blocks), which find them in their part of the offsets and take their chunks."""
+            tid = i32(cuda.threadIdx.x)
+            seg_blocks = u32(cuda.gridDim.x)
+            if use_tail:
+                seg_blocks = u32(cuda.gridDim.x - share_blocks) if cuda.gridDim.x > share_blocks else u32(0)
+            if u32(cuda.blockIdx.x) < seg_blocks:
+                s = u32(cuda.blockIdx.x)
+                while s < n_seg:
+                    b, e = i32(off[s] + sh), i32(off[s + u32(1)] + sh)
+                    if not use_tail or e - b <= defer_items:  # (longer: the tail's)
+                        agg = bred(brange(d_in, b, e, tid, ident()))
+                        if tid == 0:
+                            out[s] = agg
+                        cuda.syncthreads()
+                    s += seg_blocks
+                return
+            so = cuda.shared.array(part_len, np.int32)
             first = cuda.shared.array(1, np.uint32)
-            if use_tail:
-                start(q)
-            s = cuda.blockIdx.x
-            while s < n_seg:
-                b, e = i32(off[u32(s)] + sh), i32(off[u32(s + 1)] + sh)
-                here = e - b <= defer_items
-                if not here:
-                    if cuda.threadIdx.x == 0:
-                        first[0] = reserve_add(q, capacity, chunk_count(e - b))
-                    cuda.syncthreads()
-                    if first[0] != NONE:
-                        write_items(s, e - b, first[0], cuda.threadIdx.x, THREADS, items)
-                    else:  # no room in the queue: reduced here
-                        here = True
-                if here:
-                    agg = bred(brange(d_in, b, e, i32(cuda.threadIdx.x), ident()))
-                    if cuda.threadIdx.x == 0:
-                        out[u32(s)] = agg
-                cuda.syncthreads()  # `first` is reused
-                s += cuda.gridDim.x
-            if use_tail:
-                tail(d_in, off, sh, out, q, items, partial, done, capacity, share_blocks)
+            rank = u32(cuda.blockIdx.x) - seg_blocks
+            start(q)
+            part = (np.int64(n_seg) + np.int64(share_blocks) - 1) // np.int64(share_blocks)
+            s_end = i32(min(np.int64(n_seg), np.int64(rank + u32(1)) * part))
+            s0 = i32(min(np.int64(n_seg), np.int64(rank) * part))
+            while s0 < s_end:
+                g = i32(min(THREADS, s_end - s0))
+                if tid < g:
+                    so[tid] = i32(off[u32(s0 + tid)] + sh)
+                if tid == 0:
+                    so[g] = i32(off[u32(s0 + g)] + sh)
+                cuda.syncthreads()
+                mine = tid < g and (so[tid + 1] - so[tid] > defer_items or seg_blocks == 0)
+                if cuda.syncthreads_or(1 if mine else 0):  # (most parts: no long segment)
+                    j = i32(0)
+                    while j < g:
+                        b, e = so[j], so[j + 1]
+                        here = seg_blocks == 0
+                        if e - b > defer_items:
+                            if tid == 0:
+                                first[0] = reserve_add(q, capacity, chunk_count(e - b))
+                            cuda.syncthreads()
+                            here = first[0] == NONE  # (no room in the queue: reduced here)
+                            if not here:
+                                write_items(s0 + j, e - b, first[0], tid, THREADS, items)
+                        if here:
+                            agg = bred(brange2(d_in, b, e, tid, ident()))
+                            if tid == 0:
+                                out[u32(s0 + j)] = agg
+                        cuda.syncthreads()  # `first` is reused
+                        j = i32(j + 1)
+                s0 = i32(s0 + THREADS)
+            # (the rank read again: kept live through the loop it cost the kernel registers)
+            tail(d_in, off, sh, out, q, items, partial, done, capacity, share_blocks,
+                 u32(cuda.blockIdx.x + share_blocks - cuda.gridDim.x), share_blocks)
         return sr_block
 
     if name == "sr_run":
@@ -494,7 +533,8 @@ def _kernel(dtype, op, name, min_blocks):
                 finish(d_in, out, i32(s0 + 1), b1, b2, x1, y1, z1, w1, lane, defer_items, q, items, capacity)
             s0 = nxt
         if use_tail:
-            tail(d_in, off, sh, out, q, items, partial, done, capacity, share_blocks)
+            tail(d_in, off, sh, out, q, items, partial, done, capacity, share_blocks, cuda.blockIdx.x,
+                 cuda.gridDim.x)
     # (sr_warp<L>u: four tiles in flight a lane and up to 64 registers, as kernels.cu; sr_warp<L>t: the same,
     # with the first four tiles of both segments loaded at once)
     return cuda.jit(launch_bounds=(THREADS, min_blocks))(sr_warp)
@@ -683,6 +723,7 @@ def _run_kernel(dtype, op, nb, vec, ident, opf, at, bload, brange, bred, start, 
             cuda.syncthreads()  # so and deferred are reused
             s0 = i32(s0 + blocks * group)
         if use_tail:
-            tail(d_in, off, sh, out, q, items, partial, done, capacity, share_blocks)
+            tail(d_in, off, sh, out, q, items, partial, done, capacity, share_blocks, cuda.blockIdx.x,
+                 cuda.gridDim.x)
     return sr_run
 

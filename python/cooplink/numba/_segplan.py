@@ -64,11 +64,26 @@ def fixed_grid(first, lanes, n_seg, sm_count):
     return min(-(-n_seg // (THREADS // lanes * SEGS_IN_FLIGHT)), sm_count * 32)
 
 
+BLOCK_GRID_SEGMENTS = 1 << 30  # sr_block's one launch: at most this many blocks of segments (grid-stride past it)
+BLOCK_TAIL_PER_SM = 2  # and its tail blocks an SM (H200, float32 8192 items: 1 0.997 of the read ceiling,
+                       # 2 0.994, 4 0.987, 8 (every block the GPU holds) 0.971, the fixed kernel 1.001, CUB 1.004;
+                       # two keep 32 KB of a deferred chunk's loads in flight an SM)
+
+
 def grid(plan, n_seg, sm_count, resident):
-    """(grid, share_blocks) of the one launch: every block the GPU holds at once (`resident`), the first
+    """(grid, share_blocks) of the one launch. sr_block: a block per segment (as its fixed grid, which the
+    hardware hands out: the grid of the blocks the GPU holds at once, a grid-stride share of 31 segments a
+    block, ran at 0.990 of it at 8192 items, the one launch on it at 0.973), none of which touches the queue,
+    then tail blocks (share_blocks), which find the deferred segments in the offsets and take their
+    chunks: BLOCK_TAIL_PER_SM an SM (every block the GPU holds at once at most), for they all start and
+    wait for each other before they leave, and a thousand of them polling the queue held back the last
+    blocks of segments. The other kernels: every block the GPU holds at once (`resident`), the first
     share_blocks with segments of their own (grid-stride where the fixed kernel's grid is larger), the rest
-    only taking deferred chunks. (The fixed kernel's grid of a block per segment, 32768 blocks for 8192-item
-    segments, cost 0.62 of the fixed kernel's time in the queue's counters, every block adding to them.)"""
+    only taking deferred chunks. (A grid of a block per segment of which every block adds to the queue's counters cost
+    0.62 of the fixed kernel's time at 8192 items: 32768 blocks.)"""
+    if plan.first == "block":
+        tail = min(resident, BLOCK_TAIL_PER_SM * sm_count)
+        return min(n_seg, BLOCK_GRID_SEGMENTS) + tail, tail
     share = min(fixed_grid(plan.first, plan.lanes, n_seg, sm_count), resident)
     return resident, share
 
