@@ -92,8 +92,15 @@ def lengths_for(dist, n, rng):
         return np.full(n // seg, seg, np.int64)
     if dist == "random":  # exponential, mean 2000
         lens = np.maximum(1, np.rint(rng.exponential(2000.0, size=n // 2000 + 10000))).astype(np.int64)
-    elif dist == "heavy":  # half the items in six segments of millions, the rest in short ones (mean 64)
-        big = (np.array([0.4, 0.2, 0.16, 0.1, 0.08, 0.06]) * (n // 2)).astype(np.int64)
+    elif dist in ("heavy", "heavy-short", "heavy-long"):  # half the items in six segments of millions, the rest
+        # in short ones (mean 64); (--lengths heavy-short, heavy-long: either half alone over all n items, to
+        # tell which of the two limits the mix)
+        frac = np.array([0.4, 0.2, 0.16, 0.1, 0.08, 0.06])
+        if dist == "heavy-long":
+            lens = (frac * n).astype(np.int64)
+            lens[0] += n - lens.sum()
+            return rng.permutation(lens)
+        big = (frac * (n // 2)).astype(np.int64) if dist == "heavy" else np.zeros(0, np.int64)
         short = np.maximum(1, np.rint(rng.exponential(64.0, size=(n - big.sum()) // 64 + 10000))).astype(np.int64)
         c = np.cumsum(short)
         short = short[:np.searchsorted(c, n - big.sum())]
