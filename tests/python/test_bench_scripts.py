@@ -28,3 +28,43 @@ def test_explore_plans_name_kernels_of_kernels_cu():
     assert {"sr_block", "sr_run", "sr_warp4", "sr_warp32u", "sr_warp8t"} <= defined, defined
     plans = [bench.adaptive.Plan(first, lanes, abs(defer)) for first, lanes, defer in bench.EXPLORE]
     assert plans and {p.kernel for p in plans} <= defined, {p.kernel for p in plans} - defined
+
+
+def _load(name, rel):
+    spec = importlib.util.spec_from_file_location(name, ROOT / rel)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_heavy_halves_cover_the_items():
+    import numpy as np
+    bench = _load("segreduce_bench", "bench/segreduce/bench.py")
+    n = 1 << 24
+    heavy = bench.lengths_for("heavy", n, np.random.default_rng(0))
+    short = bench.lengths_for("heavy-short", n, np.random.default_rng(0))
+    long_ = bench.lengths_for("heavy-long", n, np.random.default_rng(0))
+    assert heavy.sum() == short.sum() == long_.sum() == n and min(heavy.min(), short.min(), long_.min()) >= 1
+    assert long_.size == 6 and long_.min() >= 0.06 * n - 1 and long_.max() >= 0.4 * n  # the six, over all n
+    assert short.max() < 8192 < heavy.max() and 60 < short.mean() < 68
+
+
+def test_report_mends_torchs_first_call(tmp_path):
+    """A run's first torch call starts torch: its figure (untimed, no second run) gives way to an earlier
+    run's figure of that configuration, or to none; torch's later configurations of the run stay."""
+    import json
+    report = _load("segreduce_report", "bench/segreduce/report.py")
+
+    def run(*configs):
+        return {"configs": [{"type": "f32", "op": "sum", "lengths": d, "kernels": {report.TORCH: t}}
+                            for d, t in configs]}
+    slow_first = {"ms": 40.0, "first_ms": 40.0, "untimed": True}
+    early, late = tmp_path / "early.json", tmp_path / "late.json"
+    early.write_text(json.dumps(run(("32", slow_first), ("1024", {"ms": 0.55}))))
+    late.write_text(json.dumps(run(("1024", dict(slow_first)), ("32", {"ms": 9.0, "untimed": True}))))
+    _, res = report.merge([str(early), str(late)])
+    got = {c["lengths"]: c["kernels"][report.TORCH] for c in res["configs"]}
+    assert got["1024"]["ms"] == 0.55 and got["1024"]["earlier_run"]  # the early run's timed figure
+    assert got["32"] == {"ms": 9.0, "untimed": True}  # the late run's second torch call: its own figure
+    _, res = report.merge([str(early)])
+    assert "error" in res["configs"][0]["kernels"][report.TORCH]  # no earlier figure: none
