@@ -56,6 +56,16 @@
                                * blocks' part of the offsets took 34, six blocks an SM) */
 #endif
 #define SR_BTILE (SR_THREADS * SR_N)
+#ifndef SR_ASSUME_ALIGNED
+#define SR_ASSUME_ALIGNED 0 /* 1 (an --explore build, "aligned"): the vectorized loads' addresses, on 16-byte
+                             * boundaries by construction, are said to be, so that the loads' own check of it
+                             * (a scalar path beside every 16-byte load) can go */
+#endif
+#if SR_ASSUME_ALIGNED
+#define SR_AL(p) (static_cast<const SR_T *>(__builtin_assume_aligned((p), 16)))
+#else
+#define SR_AL(p) (p)
+#endif
 #ifndef SR_RUN_MIN_BLOCKS
 #define SR_RUN_MIN_BLOCKS 1 /* sr_run: blocks an SM must hold (modules.sh: 4 for 4-byte types, 3 for 8-byte ones) */
 #endif
@@ -89,12 +99,12 @@ __device__ __forceinline__ int align_up(int p) { return (p + SR_N - 1) / SR_N * 
     for (int i = lane; i < a - p; i += L) acc = OPF(acc, in[p + i]);                                         \
     for (p = a; p + U * L * SR_N <= e; p += U * L * SR_N) {                                                  \
       SR_T x[U][SR_N];                                                                                       \
-      _Pragma("unroll") for (int u = 0; u < U; ++u) WLOAD(L)(in + p + u * L * SR_N, x[u], 0);                \
+      _Pragma("unroll") for (int u = 0; u < U; ++u) WLOAD(L)(SR_AL(in + p + u * L * SR_N), x[u], 0);                \
       _Pragma("unroll") for (int u = 0; u < U; u += 2) acc = OPF(acc, OPF(thread_reduce(x[u]), thread_reduce(x[u + 1]))); \
     }                                                                                                        \
     for (; p + L * SR_N <= e; p += L * SR_N) {                                                               \
       SR_T x[SR_N];                                                                                          \
-      WLOAD(L)(in + p, x, 0);                                                                                \
+      WLOAD(L)(SR_AL(in + p), x, 0);                                                                         \
       acc = OPF(acc, thread_reduce(x));                                                                      \
     }                                                                                                        \
     if (p < e) {                                                                                             \
@@ -228,14 +238,14 @@ __device__ __forceinline__ SR_T block_range(const SR_T *in, int p, int e)
   for (p = a; p + U * SR_BTILE <= e; p += U * SR_BTILE) {
     SR_T x[U][SR_N];
 #pragma unroll
-    for (int u = 0; u < U; ++u) BLOAD(in + p + u * SR_BTILE, x[u], 0);
+    for (int u = 0; u < U; ++u) BLOAD(SR_AL(in + p + u * SR_BTILE), x[u], 0);
 #pragma unroll
     for (int u = 0; u < U; ++u) acc = OPF(acc, thread_reduce(x[u]));
   }
 #pragma unroll
   for (int u = 1; u < U && p + SR_BTILE <= e; ++u, p += SR_BTILE) { /* (at most U - 1 full tiles are left) */
     SR_T x[SR_N];
-    BLOAD(in + p, x, 0);
+    BLOAD(SR_AL(in + p), x, 0);
     acc = OPF(acc, thread_reduce(x));
   }
   if (p < e) {
@@ -387,7 +397,7 @@ __device__ __forceinline__ void sr_tail(const SR_T *in, const int *off, SR_T *ou
         if (len > defer) deferred |= 1u << k;                                                                \
         if (T == 1) { /* (as it was before T: the same code for the kernels measured so) */                  \
           if (len >= L * SR_N && o[k] % SR_N == 0 && len <= defer)                                           \
-            WLOAD(L)(in + o[k], x[k][0], 0);                                                                 \
+            WLOAD(L)(SR_AL(in + o[k]), x[k][0], 0);                                                          \
           else                                                                                               \
             WLOADG(L)(in + o[k], x[k][0], len > defer ? 0 : min(len, L * SR_N), &id, 0);                     \
           continue;                                                                                          \
@@ -400,7 +410,7 @@ __device__ __forceinline__ void sr_tail(const SR_T *in, const int *off, SR_T *ou
         {                                                                                                    \
           const int rest = len > defer ? 0 : o[k + 1] - a - t * L * SR_N; /* this tile's items and after */  \
           if (vec && rest >= L * SR_N)                                                                       \
-            WLOAD(L)(in + a + t * L * SR_N, x[k][t], 0);                                                     \
+            WLOAD(L)(SR_AL(in + a + t * L * SR_N), x[k][t], 0);                                              \
           else                                                                                               \
             WLOADG(L)(in + a + t * L * SR_N, x[k][t], max(0, min(rest, L * SR_N)), &id, 0);                  \
         }                                                                                                    \

@@ -51,8 +51,10 @@ for t in "${BM_TYPES[@]}"; do
       echo "scan $tc, $sd tiles in flight: the cooplink-linked cubin is byte-identical to the whole program's"
   done
 done
-# (bench.py --explore --variants NAME times a build of the f32 sum kernels with other -D options, made here
-# as "$out/f32-sum-NAME": bm_reduce f32 float 4 "(-3.402823466e+38f)" sum "$out/catalog" "$out/f32-sum-NAME" -Xnvrtc -D...)
+# bench.py --explore --variants NAME times a build of the f32 sum kernels with other -D options, made here as
+# "$out/f32-sum-NAME"; aligned: the vectorized loads told their addresses are on 16-byte boundaries (kernels.cu
+# SR_ASSUME_ALIGNED: no scalar path beside each 16-byte load)
+bm_reduce f32 float 4 "(-3.402823466e+38f)" sum "$out/catalog" "$out/f32-sum-aligned" -Xnvrtc -DSR_ASSUME_ALIGNED=1
 nvcc -O3 -shared -Xcompiler -fPIC -arch="$ARCH" -std=c++17 -o "$out/cub_baselines.so" bench/segreduce/cub_segreduce.cu
 mkdir -p "$out/src" && cp bench/segreduce/kernels.cu bench/scan/scan.cu "$out/src/"  # (device.sh: built from these)
 du -sh "$out"
