@@ -57,9 +57,11 @@
 #endif
 #define SR_BTILE (SR_THREADS * SR_N)
 #ifndef SR_ASSUME_ALIGNED
-#define SR_ASSUME_ALIGNED 0 /* 1 (an --explore build, "aligned"): the vectorized loads' addresses, on 16-byte
-                             * boundaries by construction, are said to be, so that the loads' own check of it
-                             * (a scalar path beside every 16-byte load) can go */
+#define SR_ASSUME_ALIGNED 0 /* 1 (an --explore build, "aligned"): the vectorized warp loads' addresses in the
+                             * kernels of 64 registers (sr_warp<L>t's first tiles, the four-tile loops), on
+                             * 16-byte boundaries by construction, are said to be, so that the loads' own check
+                             * of it (a scalar path beside every 16-byte load) goes (in the 32-register kernels
+                             * and sr_block it made ptxas spill) */
 #endif
 #if SR_ASSUME_ALIGNED
 #define SR_AL(p) (static_cast<const SR_T *>(__builtin_assume_aligned((p), 16)))
@@ -99,12 +101,12 @@ __device__ __forceinline__ int align_up(int p) { return (p + SR_N - 1) / SR_N * 
     for (int i = lane; i < a - p; i += L) acc = OPF(acc, in[p + i]);                                         \
     for (p = a; p + U * L * SR_N <= e; p += U * L * SR_N) {                                                  \
       SR_T x[U][SR_N];                                                                                       \
-      _Pragma("unroll") for (int u = 0; u < U; ++u) WLOAD(L)(SR_AL(in + p + u * L * SR_N), x[u], 0);                \
+      _Pragma("unroll") for (int u = 0; u < U; ++u) WLOAD(L)(U == 4 ? SR_AL(in + p + u * L * SR_N) : in + p + u * L * SR_N, x[u], 0); \
       _Pragma("unroll") for (int u = 0; u < U; u += 2) acc = OPF(acc, OPF(thread_reduce(x[u]), thread_reduce(x[u + 1]))); \
     }                                                                                                        \
     for (; p + L * SR_N <= e; p += L * SR_N) {                                                               \
       SR_T x[SR_N];                                                                                          \
-      WLOAD(L)(SR_AL(in + p), x, 0);                                                                         \
+      WLOAD(L)(U == 4 ? SR_AL(in + p) : in + p, x, 0);                                                       \
       acc = OPF(acc, thread_reduce(x));                                                                      \
     }                                                                                                        \
     if (p < e) {                                                                                             \
@@ -238,14 +240,14 @@ __device__ __forceinline__ SR_T block_range(const SR_T *in, int p, int e)
   for (p = a; p + U * SR_BTILE <= e; p += U * SR_BTILE) {
     SR_T x[U][SR_N];
 #pragma unroll
-    for (int u = 0; u < U; ++u) BLOAD(SR_AL(in + p + u * SR_BTILE), x[u], 0);
+    for (int u = 0; u < U; ++u) BLOAD(in + p + u * SR_BTILE, x[u], 0);
 #pragma unroll
     for (int u = 0; u < U; ++u) acc = OPF(acc, thread_reduce(x[u]));
   }
 #pragma unroll
   for (int u = 1; u < U && p + SR_BTILE <= e; ++u, p += SR_BTILE) { /* (at most U - 1 full tiles are left) */
     SR_T x[SR_N];
-    BLOAD(SR_AL(in + p), x, 0);
+    BLOAD(in + p, x, 0);
     acc = OPF(acc, thread_reduce(x));
   }
   if (p < e) {
@@ -397,7 +399,7 @@ __device__ __forceinline__ void sr_tail(const SR_T *in, const int *off, SR_T *ou
         if (len > defer) deferred |= 1u << k;                                                                \
         if (T == 1) { /* (as it was before T: the same code for the kernels measured so) */                  \
           if (len >= L * SR_N && o[k] % SR_N == 0 && len <= defer)                                           \
-            WLOAD(L)(SR_AL(in + o[k]), x[k][0], 0);                                                          \
+            WLOAD(L)(in + o[k], x[k][0], 0);                                                                 \
           else                                                                                               \
             WLOADG(L)(in + o[k], x[k][0], len > defer ? 0 : min(len, L * SR_N), &id, 0);                     \
           continue;                                                                                          \
