@@ -68,6 +68,7 @@
 #else
 #define SR_AL(p) (p)
 #endif
+#define SR_AL_IF(c, p) ((c) ? SR_AL(p) : (p))
 #ifndef SR_RUN_MIN_BLOCKS
 #define SR_RUN_MIN_BLOCKS 1 /* sr_run: blocks an SM must hold (modules.sh: 4 for 4-byte types, 3 for 8-byte ones) */
 #endif
@@ -101,12 +102,12 @@ __device__ __forceinline__ int align_up(int p) { return (p + SR_N - 1) / SR_N * 
     for (int i = lane; i < a - p; i += L) acc = OPF(acc, in[p + i]);                                         \
     for (p = a; p + U * L * SR_N <= e; p += U * L * SR_N) {                                                  \
       SR_T x[U][SR_N];                                                                                       \
-      _Pragma("unroll") for (int u = 0; u < U; ++u) WLOAD(L)(U == 4 ? SR_AL(in + p + u * L * SR_N) : in + p + u * L * SR_N, x[u], 0); \
+      _Pragma("unroll") for (int u = 0; u < U; ++u) WLOAD(L)(SR_AL_IF(U == 4, in + p + u * L * SR_N), x[u], 0); \
       _Pragma("unroll") for (int u = 0; u < U; u += 2) acc = OPF(acc, OPF(thread_reduce(x[u]), thread_reduce(x[u + 1]))); \
     }                                                                                                        \
     for (; p + L * SR_N <= e; p += L * SR_N) {                                                               \
       SR_T x[SR_N];                                                                                          \
-      WLOAD(L)(U == 4 ? SR_AL(in + p) : in + p, x, 0);                                                       \
+      WLOAD(L)(SR_AL_IF(U == 4, in + p), x, 0);                                                              \
       acc = OPF(acc, thread_reduce(x));                                                                      \
     }                                                                                                        \
     if (p < e) {                                                                                             \
