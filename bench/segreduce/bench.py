@@ -339,11 +339,12 @@ def run_config(cp, mods, cub, numba_k, tc, op, dist, d_x, x64, rounds, rng, sm_c
                     R.add(f"plan {q} [{v[8:]}]", adaptive_launch(q, kv), d_out, bytes_, {"plan": str(q)})
             resident = sm_count * blocks_per_sm(cp, fa)
             if p.first == "block":  # sr_block's one launch with other numbers of tail blocks (its own: two an SM)
-                for tail in (sm_count, 4 * sm_count, resident):
-                    def with_tail(tail=tail):
-                        fa((min(n_seg, adaptive.BLOCK_GRID_SEGMENTS) + tail,), (THREADS,), (
-                            d_x, d_off, d_out, np.int32(n_seg), np.int64(p.defer), *state.args(),
-                            np.uint32(state.cap), np.uint32(tail)))
+                for per_sm in (1, 4, resident // sm_count):
+                    g, tail = adaptive.grid(p, n_seg, sm_count, resident, tail_per_sm=per_sm)
+
+                    def with_tail(g=g, tail=tail):
+                        fa((g,), (THREADS,), (d_x, d_off, d_out, np.int32(n_seg), np.int64(p.defer), *state.args(),
+                                              np.uint32(state.cap), np.uint32(tail)))
                     R.add(f"plan {p}, {tail} tail blocks", with_tail, d_out, bytes_, {"plan": str(p)})
             # the one launch's grid: the plan's kernel alone on the resident grid, and the one launch on
             # the fixed kernel's grid (P7 holds for any grid: tickets only once every block has started)

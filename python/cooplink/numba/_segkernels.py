@@ -376,7 +376,9 @@ def _kernel(dtype, op, name, min_blocks):
 
     if name == "sr_block":
         part_len = THREADS + 1  # (a global: numba's shared.array takes no expression)
-        brange2 = range_reduce(bload, bloadg, btile, 2, THREADS)  # (the tail blocks' rare in-place reductions)
+        # the tail blocks' rare in-place reductions with two tiles in flight (kernels.cu's take four: here that
+        # made ptxas spill 16 bytes under the 8-block bound, f32 max; with two, 8, in the tail's code only)
+        brange2 = range_reduce(bload, bloadg, btile, 2, THREADS)
 
         @cuda.jit(launch_bounds=(THREADS, min_blocks))
         def sr_block(d_in, off, sh, out, n_seg, defer_items, use_tail, q, items, partial, done, capacity,
@@ -433,7 +435,8 @@ def _kernel(dtype, op, name, min_blocks):
                         cuda.syncthreads()  # `first` is reused
                         j = i32(j + 1)
                 s0 = i32(s0 + THREADS)
-            # (the rank read again: kept live through the loop it cost the kernel registers)
+            # (the rank computed again here, as in the build the GPU checked; passing `rank` gives other PTX
+            # with the same registers and stack, not run on the GPU)
             tail(d_in, off, sh, out, q, items, partial, done, capacity, share_blocks,
                  u32(cuda.blockIdx.x + share_blocks - cuda.gridDim.x), share_blocks)
         return sr_block

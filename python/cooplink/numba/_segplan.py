@@ -70,7 +70,7 @@ BLOCK_TAIL_PER_SM = 2  # and its tail blocks an SM (H200, float32 8192 items: 1 
                        # two keep 32 KB of a deferred chunk's loads in flight an SM)
 
 
-def grid(plan, n_seg, sm_count, resident):
+def grid(plan, n_seg, sm_count, resident, tail_per_sm=BLOCK_TAIL_PER_SM):
     """(grid, share_blocks) of the one launch. sr_block: a block per segment (as its fixed grid, which the
     hardware hands out: the grid of the blocks the GPU holds at once, a grid-stride share of 31 segments a
     block, ran at 0.990 of it at 8192 items, the one launch on it at 0.973), none of which touches the queue,
@@ -80,9 +80,10 @@ def grid(plan, n_seg, sm_count, resident):
     blocks of segments. The other kernels: every block the GPU holds at once (`resident`), the first
     share_blocks with segments of their own (grid-stride where the fixed kernel's grid is larger), the rest
     only taking deferred chunks. (A grid of a block per segment of which every block adds to the queue's counters cost
-    0.62 of the fixed kernel's time at 8192 items: 32768 blocks.)"""
+    0.62 of the fixed kernel's time at 8192 items: 32768 blocks.) tail_per_sm: sr_block's tail blocks an SM
+    (bench.py --explore times others)."""
     if plan.first == "block":
-        tail = min(resident, BLOCK_TAIL_PER_SM * sm_count)
+        tail = min(resident, tail_per_sm * sm_count)
         return min(n_seg, BLOCK_GRID_SEGMENTS) + tail, tail
     share = min(fixed_grid(plan.first, plan.lanes, n_seg, sm_count), resident)
     return resident, share
