@@ -23,6 +23,10 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 from bench import THREADS, TYPES, Runner, gpu_facts, lengths_for, make_input  # noqa: E402
 
 LENGTHS = ["128", "1024", "4096", "65536", "1M", "random"]
+# the builds beside the default (one tile of two 16-byte vectors a thread in flight a block): .gpubench/scan-<type>-<v>,
+# bench/segreduce/prepare.sh; d2: two such tiles in flight, v<V>: one tile of V vectors a thread
+VARIANTS = {"d2": "two tiles", "v4": "4 vectors a thread", "v8": "8 vectors a thread"}
+WIDE = "v8"  # the build the launcher takes when a block per segment cannot fill the GPU (fewer segments than 8 an SM)
 
 
 def run_config(cp, mods, cub, tc, dist, d_x, x64, rounds, rng, sm_count):
@@ -47,12 +51,12 @@ def run_config(cp, mods, cub, tc, dist, d_x, x64, rounds, rng, sm_count):
         R.add(f"copy ceiling x{g}", (lambda g: lambda: cb((sm_count * g,), (THREADS,), (d_x, sink, n_vec)))(g),
               None, 2 * n * size, check=False)
     for build in ("cooplink", "whole", "nvcc"):
-        for suffix, threads in (("", THREADS), (" d2", THREADS)):
+        for suffix in [""] + [" " + v for v in VARIANTS]:
             if build + suffix not in mods:
                 continue
             f = mods[build + suffix].get_function("sc_block")
             R.add(f"{build} block scan{suffix}",
-                  (lambda f, threads: lambda: f((n_seg,), (threads,), (d_x, d_off, d_out)))(f, threads), d_out,
+                  (lambda f: lambda: f((n_seg,), (THREADS,), (d_x, d_off, d_out)))(f), d_out,
                   bytes_, {"regs": f.num_regs, "local": f.local_size_bytes})
     # cub::DeviceScan over the whole array: not segmented, so it is timed, not checked against ref
     fn = getattr(cub, f"cub_scan_exclusive_sum_{tc}")
@@ -80,11 +84,12 @@ def run_config(cp, mods, cub, tc, dist, d_x, x64, rounds, rng, sm_count):
         if "gbs" in r:
             r["share"] = r["gbs"] / ceil
     res["ratios"] = {f"cooplink / {o}": R.ratio("cooplink block scan", f"{o} block scan") for o in ("whole", "nvcc")}
-    if "cooplink d2" in mods:
-        res["ratios"].update({f"cooplink d2 / {o}": R.ratio("cooplink block scan d2", f"{o} block scan d2")
-                              for o in ("whole", "nvcc")})
-    # the launcher's choice: two tiles in flight a block when a block per segment cannot fill the GPU
-    res["chosen"] = "cooplink block scan d2" if "cooplink d2" in mods and n_seg < sm_count * 8 \
+    for v in VARIANTS:
+        if f"cooplink {v}" in mods:
+            res["ratios"].update({f"cooplink {v} / {o}": R.ratio(f"cooplink block scan {v}", f"{o} block scan {v}")
+                                  for o in ("whole", "nvcc")})
+    # the launcher's choice: the wide build when a block per segment cannot fill the GPU
+    res["chosen"] = f"cooplink block scan {WIDE}" if f"cooplink {WIDE}" in mods and n_seg < sm_count * 8 \
         else "cooplink block scan"
     return res
 
@@ -100,22 +105,25 @@ def report(path):
              f"{sum(v.get('checked', 0) for c in res['configs'] for v in c['kernels'].values())} items, "
              f"{sum(v.get('wrong', 0) for c in res['configs'] for v in c['kernels'].values())} wrong",
              "- share: GB/s (input + offsets + output) over the copy ceiling measured in the same configuration", "",
-             "| type | lengths | segments | copy ceiling GB/s | **cooplink** (the choice) | one tile in flight | two "
-             "tiles | whole program | nvcc | cooplink / whole | cooplink / nvcc | registers (cooplink, whole, nvcc) | "
-             "cub::DeviceScan, whole array | >= 0.85 (lengths >= 4096) |", "|" + "---|" * 14]
+             ]
+    # the builds this run timed (t1024: runs of 2026-12-02, blocks of 1024 threads)
+    seen = [v for v in list(VARIANTS) + ["t1024"]
+            if any(f"cooplink block scan {v}" in c["kernels"] for c in res["configs"])]
+    lines += ["| type | lengths | segments | copy ceiling GB/s | **cooplink** (the choice) | one tile in flight | "
+              + "".join(f"{VARIANTS.get(v, v)} | " for v in seen)
+              + "whole program | nvcc | cooplink / whole | cooplink / nvcc | registers (cooplink, whole, nvcc) | "
+              "cub::DeviceScan, whole array | >= 0.85 (lengths >= 4096) |", "|" + "---|" * (13 + len(seen))]
     for c in res["configs"]:
         k = c["kernels"]
         chosen = c.get("chosen", "cooplink block scan")
-        wide = chosen.endswith(("t1024", "d2"))  # (t1024: runs of 2026-12-02, blocks of 1024 threads)
-        ratio = chosen.replace("block scan ", "") + " / {}" if wide else "cooplink / {}"
+        ratio = chosen.replace("block scan ", "") + " / {}" if chosen != "cooplink block scan" else "cooplink / {}"
         s = k[chosen].get("share")
         big = c["lengths"] in ("4096", "65536", "1M")  # (random: mean 2000)
-        w = k.get("cooplink block scan d2", k.get("cooplink block scan t1024", {}))
-        w = f"{w['share']:.3f}" if "share" in w else "-"
+        cols = "".join(f"{k[f'cooplink block scan {v}']['share']:.3f} | " if "share" in k.get(f"cooplink block scan {v}", {})
+                       else "- | " for v in seen)
         lines.append(
             f"| {c['type']} | {c['lengths']} | {c['segments']} | {k['copy ceiling']['gbs']:.0f} | **{s:.3f}** | "
-            f"{k['cooplink block scan'].get('share', 0):.3f} | "
-            f"{w} | "
+            f"{k['cooplink block scan'].get('share', 0):.3f} | {cols}"
             f"{k[chosen.replace('cooplink', 'whole')].get('share', 0):.3f} | "
             f"{k[chosen.replace('cooplink', 'nvcc')].get('share', 0):.3f} | "
             f"{c['ratios'][ratio.format('whole')]:.4f} | {c['ratios'][ratio.format('nvcc')]:.4f} | "
@@ -152,16 +160,18 @@ def main():
         d_x, x64 = make_input(cp, tc)
         mods = {b: cp.RawModule(path=os.path.join(args.gpubench, f"scan-{tc}", f"{b}.cubin"))
                 for b in ("cooplink", "whole", "nvcc")}
-        wide = os.path.join(args.gpubench, f"scan-{tc}-d2")  # (two tiles in flight a block: few segments)
-        mods.update({f"{b} d2": cp.RawModule(path=os.path.join(wide, f"{b}.cubin"))
-                     for b in ("cooplink", "whole", "nvcc") if os.path.exists(os.path.join(wide, f"{b}.cubin"))})
+        for v in VARIANTS:
+            d = os.path.join(args.gpubench, f"scan-{tc}-{v}")
+            mods.update({f"{b} {v}": cp.RawModule(path=os.path.join(d, f"{b}.cubin"))
+                         for b in ("cooplink", "whole", "nvcc") if os.path.exists(os.path.join(d, f"{b}.cubin"))})
         for dist in args.lengths.split(","):
             res = run_config(cp, mods, cub, tc, dist, d_x, x64, args.rounds, rng, facts["sm_count"])
             results["configs"].append(res)
             k = res["kernels"]
             print(f"scan {tc} {dist:>6}: copy ceiling {k['copy ceiling']['gbs']:6.0f} GB/s | cooplink "
-                  f"{k['cooplink block scan'].get('share', 0):.3f} | d2 "
-                  f"{k.get('cooplink block scan d2', {}).get('share', 0):.3f} | whole {k['whole block scan'].get('share', 0):.3f}"
+                  f"{k['cooplink block scan'].get('share', 0):.3f} | "
+                  + "".join(f"{v} {k.get('cooplink block scan ' + v, {}).get('share', 0):.3f} | " for v in VARIANTS)
+                  + f"whole {k['whole block scan'].get('share', 0):.3f}"
                   f" | cub::DeviceScan {k['cub::DeviceScan (whole array)'].get('share', 0):.3f} | "
                   f"wrong {sum(v.get('wrong', 0) for v in k.values())}", flush=True)
         del d_x, x64, mods

@@ -11,12 +11,15 @@
 #                               (coopgen --print-source) in its translation unit, through the same NVRTC +
 #                               nvJitLink; DIR/baselines.cubin; DIR/*.log: the links' verbose logs;
 #                               DIR/nvcc.args: the -D options, for an nvcc build of the whole program
-#   bm_scan TC CT N CATALOG DIR [D]
-#                               the same for bench/scan/scan.cu (no baselines), D full tiles in flight a block (1)
+#   bm_scan TC CT N CATALOG DIR [D] [V]
+#                               the same for bench/scan/scan.cu (no baselines), D full tiles in flight a block (1),
+#                               V 16-byte vectors a thread (2)
 #   bm_nvcc SOURCE CATALOG DIR  DIR/nvcc.cubin: the whole program through nvcc
 
 # type code, C type, items per 16-byte vector, lowest value
 BM_TYPES=("f32 float 4 (-3.402823466e+38f)" "f64 double 2 (-1.7976931348623157e+308)" "i32 int 4 (-2147483647-1)")
+# the scan's wide tiles: 16-byte vectors a thread (bench/scan/scan.cu SC_N / SC_V), built as scan-<type>-v<V>
+BM_SCAN_VECS=(4 8)
 # sr_run's (value, ends here) pair per type: a user type of the catalog (coopgen --user-type)
 BM_USER_TYPES=(--user-type srpf32:8:4 --user-type srpf64:16:8 --user-type srpi32:8:4)
 
@@ -36,12 +39,15 @@ bm_symbols() {
     echo "coop_block_load_guarded_${tc}_t256_i${n}_direct"
     echo "coop_block_exclusive_scan_custom_sr${op}${tc}_prefix_srp${tc}_t256_i1_$([ "$n" = 2 ] && echo raking || echo warp_scans)"
   done
-  # scan: BlockLoad, BlockScan exclusive sum with a running prefix, BlockStore (two vectors a thread)
-  echo "coop_block_load_${tc}_t256_i${i}_vectorize"
-  echo "coop_block_load_guarded_${tc}_t256_i${i}_direct"
-  echo "coop_block_store_${tc}_t256_i${i}_vectorize"
-  echo "coop_block_store_guarded_${tc}_t256_i${i}_direct"
-  echo "coop_block_exclusive_scan_sum_prefix_${tc}_t256_i${i}_warp_scans"
+  # scan: BlockLoad, BlockScan exclusive sum with a running prefix, BlockStore (two vectors a thread, and the
+  # wide tiles' BM_SCAN_VECS)
+  for i in $((n * 2)) $(for v in "${BM_SCAN_VECS[@]}"; do echo $((n * v)); done); do
+    echo "coop_block_load_${tc}_t256_i${i}_vectorize"
+    echo "coop_block_load_guarded_${tc}_t256_i${i}_direct"
+    echo "coop_block_store_${tc}_t256_i${i}_vectorize"
+    echo "coop_block_store_guarded_${tc}_t256_i${i}_direct"
+    echo "coop_block_exclusive_scan_sum_prefix_${tc}_t256_i${i}_warp_scans"
+  done
 }
 
 # bm_link NAME SOURCE CATALOG DIR DEFS...: cooplink.cubin and whole.cubin of SOURCE, with the wrappers of
@@ -84,11 +90,11 @@ bm_reduce() {  # bm_reduce TC CT N LOWEST OP CATALOG DIR [DEFS...: more -Xnvrtc 
     -o "$d/baselines.cubin"
 }
 
-bm_scan() {  # bm_scan TC CT N CATALOG DIR [D (1)]
-  local tc=$1 ct=$2 n=$3 cat=$4 d=$5 sd=${6:-1} i=$(($3 * 2)) up
+bm_scan() {  # bm_scan TC CT N CATALOG DIR [D (1)] [VECTORS A THREAD (2)]
+  local tc=$1 ct=$2 n=$3 cat=$4 d=$5 sd=${6:-1} i=$(($3 * ${7:-2})) up
   rm -rf "$d" && mkdir -p "$d"
   up=$(echo "$tc" | tr a-z A-Z)
-  bm_symbols "$tc" "$n" | grep -E "_${tc}_t256_i${i}_" > "$d/symbols.txt"
+  bm_symbols "$tc" "$n" | grep -E "_${tc}_t256_i${i}_" | sort -u > "$d/symbols.txt"
   echo '#include "segreduce.h"' > "$d/scan.h"  # (scan.cu includes scan.h; the catalog's header is segreduce.h)
   bm_link scan bench/scan/scan.cu "$cat" "$d" -Xnvrtc "-DSC_T=$ct" -Xnvrtc "-DSC_TC=$tc" -Xnvrtc "-DSC_N=$i" \
     -Xnvrtc "-DSC_V=$n" -Xnvrtc "-DSC_D=$sd" \
