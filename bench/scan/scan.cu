@@ -4,7 +4,9 @@
 // unit (-DCOOP_WHOLE_PROGRAM). Parameters (-D): SC_T, SC_TC, SC_N (items a thread holds: two 16-byte
 // vectors), SC_V (items a vector holds), SC_THREADS (256), SC_D (full tiles in flight a block: 1, or 2 for the
 // build chosen when there are fewer segments than the GPU holds blocks: with 256 segments of 1M items a block
-// per segment keeps too few loads in flight).
+// per segment keeps too few loads in flight). Wider tiles (SC_N of 4 or 8 vectors a thread, one tile in flight)
+// lost to both at every length (2026-12-04, f32, share of the copy ceiling, v4 / v8 against d2: 4096 0.721 /
+// 0.127 against 0.816, 1M 0.654 / 0.360 against 0.748): what 1M lacks is blocks, not bytes a block.
 //
 // Tiles: full tiles on a 16-byte boundary load and store as vectors (blocked, coalesced), the next SC_D
 // tiles' loads issued before this one is scanned (a segment of 1M items has one block for the whole of it:

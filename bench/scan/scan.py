@@ -25,8 +25,8 @@ from bench import THREADS, TYPES, Runner, gpu_facts, lengths_for, make_input  # 
 LENGTHS = ["128", "1024", "4096", "65536", "1M", "random"]
 # the builds beside the default (one tile of two 16-byte vectors a thread in flight a block): .gpubench/scan-<type>-<v>,
 # bench/segreduce/prepare.sh; d2: two such tiles in flight, v<V>: one tile of V vectors a thread
-VARIANTS = {"d2": "two tiles", "v4": "4 vectors a thread", "v8": "8 vectors a thread"}
-WIDE = "v8"  # the build the launcher takes when a block per segment cannot fill the GPU (fewer segments than 8 an SM)
+VARIANTS = {"d2": "two tiles"}  # (v4, v8, 2026-12-04: slower everywhere, bench/scan/scan.cu's header)
+WIDE = "d2"  # the build the launcher takes when a block per segment cannot fill the GPU (fewer segments than 8 an SM)
 
 
 def run_config(cp, mods, cub, tc, dist, d_x, x64, rounds, rng, sm_count):

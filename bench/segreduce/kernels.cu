@@ -57,11 +57,13 @@
 #endif
 #define SR_BTILE (SR_THREADS * SR_N)
 #ifndef SR_ASSUME_ALIGNED
-#define SR_ASSUME_ALIGNED 0 /* 1 (an --explore build, "aligned"): the vectorized warp loads' addresses in the
-                             * kernels of 64 registers (sr_warp<L>t's first tiles, the four-tile loops), on
-                             * 16-byte boundaries by construction, are said to be, so that the loads' own check
-                             * of it (a scalar path beside every 16-byte load) goes (in the 32-register kernels
-                             * and sr_block it made ptxas spill) */
+#define SR_ASSUME_ALIGNED 1 /* the vectorized warp loads' addresses in the kernels of 64 registers (sr_warp<L>t's
+                             * first tiles, the four-tile loops), on 16-byte boundaries by construction, are said
+                             * to be, so that the loads' own check of it (a scalar path beside every 16-byte load)
+                             * goes. Measured against 0 (2026-12-04, f32 sum, share of the read ceiling): random
+                             * lengths adaptive 0.921 against 0.868 (warpu32), warpt32 0.904 against 0.819; 1024
+                             * warpt8 0.941 against 0.908; 128 and 1M unchanged. (In the 32-register kernels and
+                             * sr_block it made ptxas spill.) */
 #endif
 #if SR_ASSUME_ALIGNED
 #define SR_AL(p) (static_cast<const SR_T *>(__builtin_assume_aligned((p), 16)))
@@ -79,6 +81,27 @@
 #define BLOAD CAT4(coop_block_load_, SR_TC, _t256, CAT3(_i, SR_N, _vectorize))
 #define BLOADG CAT4(coop_block_load_guarded_, SR_TC, _t256, CAT3(_i, SR_N, _striped))
 #define BRED CAT4(coop_block_reduce_, OPN, CAT(_, SR_TC), _t256_i1_warp_reductions)
+#if SR_EXPLORE_LDG /* an --explore build ("ldg"), not cooplink's: the full tiles' 16-byte loads by ld.global.nc
+                    * (CUB's LOAD_LDG, which cub::DeviceSegmentedReduce's kernel uses: LDG.E.128.CONSTANT, where
+                    * BlockLoad and WarpLoad with a plain pointer give LDG.E.128), to see whether the hint is
+                    * what keeps sr_block 0.5-1% under CUB at 8192 and 65536 */
+__device__ __forceinline__ void sr_ldg_vec(const SR_T *p, int i, SR_T *x)
+{
+  union {
+    int4 v;
+    SR_T t[SR_N];
+  } u;
+  u.v = __ldg(reinterpret_cast<const int4 *>(p) + i);
+#pragma unroll
+  for (int j = 0; j < SR_N; ++j) x[j] = u.t[j];
+}
+__device__ __forceinline__ void sr_ldg_block(const SR_T *p, SR_T *x, void *) { sr_ldg_vec(p, threadIdx.x, x); }
+template <int L> __device__ __forceinline__ void sr_ldg_warp(const SR_T *p, SR_T *x, void *) { sr_ldg_vec(p, threadIdx.x % L, x); }
+#undef BLOAD
+#undef WLOAD
+#define BLOAD sr_ldg_block
+#define WLOAD(L) sr_ldg_warp<L>
+#endif
 
 __device__ __forceinline__ SR_T thread_reduce(const SR_T (&x)[SR_N])
 {
@@ -116,6 +139,49 @@ __device__ __forceinline__ int align_up(int p) { return (p + SR_N - 1) / SR_N * 
       acc = OPF(acc, thread_reduce(x));                                                                      \
     }                                                                                                        \
     return acc;                                                                                              \
+  }
+
+/* The same for U = 4 (the kernels of 64 registers) in fewer round trips: the unaligned head's loads are
+ * combined last, so that the tiles' loads need not wait for them (in WARP_RANGE the head's add holds the
+ * warp before its first tile is asked for: a round trip more for every segment that starts off a 16-byte
+ * boundary, 3 of 4 of random lengths), and what the full rounds leave (up to three full tiles and the
+ * ragged end) is loaded at once, not a tile and a round trip at a time. SR_ROUND 0 (an --explore build,
+ * "noround"): WARP_RANGE. */
+#ifndef SR_ROUND
+#define SR_ROUND 1
+#endif
+#define WARP_RANGE_ROUND(L, NAME)                                                                            \
+  __device__ __forceinline__ void NAME##_last(const SR_T *in, int p, int e, SR_T &acc)                       \
+  {                                                                                                          \
+    const SR_T id = SR_ID;                                                                                   \
+    SR_T x[4][SR_N];                                                                                         \
+    _Pragma("unroll") for (int u = 0; u < 4; ++u)                                                            \
+    {                                                                                                        \
+      const int q = p + u * L * SR_N;                                                                        \
+      if (q + L * SR_N <= e)                                                                                 \
+        WLOAD(L)(SR_AL(in + q), x[u], 0);                                                                    \
+      else                                                                                                   \
+        WLOADG(L)(in + q, x[u], max(0, e - q), &id, 0);                                                      \
+    }                                                                                                        \
+    acc = OPF(acc, OPF(thread_reduce(x[0]), thread_reduce(x[1])));                                           \
+    acc = OPF(acc, OPF(thread_reduce(x[2]), thread_reduce(x[3])));                                           \
+  }                                                                                                          \
+  __device__ __forceinline__ SR_T NAME(const SR_T *in, int p, int e, int lane, SR_T acc)                     \
+  {                                                                                                          \
+    const SR_T id = SR_ID;                                                                                   \
+    const int a = min(align_up(p), e);                                                                       \
+    SR_T h = id;                                                                                             \
+    if (lane < a - p) h = in[p + lane];                                                                      \
+    if (L < SR_N - 1) /* (more head items than lanes: 1- and 2-byte items in a small logical warp) */        \
+      for (int i = lane + L; i < a - p; i += L) h = OPF(h, in[p + i]);                                       \
+    for (p = a; p + 4 * L * SR_N <= e; p += 4 * L * SR_N) {                                                  \
+      SR_T x[4][SR_N];                                                                                       \
+      _Pragma("unroll") for (int u = 0; u < 4; ++u) WLOAD(L)(SR_AL(in + p + u * L * SR_N), x[u], 0);         \
+      acc = OPF(acc, OPF(thread_reduce(x[0]), thread_reduce(x[1])));                                         \
+      acc = OPF(acc, OPF(thread_reduce(x[2]), thread_reduce(x[3])));                                         \
+    }                                                                                                        \
+    if (p < e) NAME##_last(in, p, e, acc); /* the last round */                                              \
+    return OPF(acc, h);                                                                                      \
   }
 
 /* The adaptive launcher's deferred segments. A first stage that meets a segment longer than `defer`
@@ -462,9 +528,14 @@ __device__ __forceinline__ void sr_tail(const SR_T *in, const int *off, SR_T *ou
 #ifndef SR_WARPT_TILES
 #define SR_WARPT_TILES 4
 #endif
+#if SR_ROUND
+#define WARP_RANGE4(L, NAME) WARP_RANGE_ROUND(L, NAME)
+#else
+#define WARP_RANGE4(L, NAME) WARP_RANGE(L, 4, NAME)
+#endif
 #define WARP_KERNELS(L)                                                                                      \
   WARP_RANGE(L, 2, warp_range_##L)                                                                           \
-  WARP_RANGE(L, 4, warp_range4_##L)                                                                          \
+  WARP_RANGE4(L, warp_range4_##L)                                                                            \
   WARP_KERNEL(L, sr_warp##L, SR_WARP_MIN_BLOCKS, warp_range_##L, sr_reserve_cas, 2, 1)                       \
   WARP_KERNEL(L, sr_warp##L##u, 4, warp_range4_##L, sr_reserve_add, 4, 1)
 WARP_KERNELS(4)

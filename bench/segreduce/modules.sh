@@ -18,8 +18,9 @@
 
 # type code, C type, items per 16-byte vector, lowest value
 BM_TYPES=("f32 float 4 (-3.402823466e+38f)" "f64 double 2 (-1.7976931348623157e+308)" "i32 int 4 (-2147483647-1)")
-# the scan's wide tiles: 16-byte vectors a thread (bench/scan/scan.cu SC_N / SC_V), built as scan-<type>-v<V>
-BM_SCAN_VECS=(4 8)
+# the scan's wide tiles: 16-byte vectors a thread (bench/scan/scan.cu SC_N / SC_V), built as scan-<type>-v<V>;
+# none since 2026-12-04: 4 and 8 lost to two vectors at every length (bench/scan/scan.cu's header)
+BM_SCAN_VECS=()
 # sr_run's (value, ends here) pair per type: a user type of the catalog (coopgen --user-type)
 BM_USER_TYPES=(--user-type srpf32:8:4 --user-type srpf64:16:8 --user-type srpi32:8:4)
 

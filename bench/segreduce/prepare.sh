@@ -54,9 +54,14 @@ for t in "${BM_TYPES[@]}"; do
   done
 done
 # bench.py --explore --variants NAME times a build of the f32 sum kernels with other -D options, made here as
-# "$out/f32-sum-NAME"; aligned: the vectorized loads told their addresses are on 16-byte boundaries (kernels.cu
-# SR_ASSUME_ALIGNED: no scalar path beside each 16-byte load)
-bm_reduce f32 float 4 "(-3.402823466e+38f)" sum "$out/catalog" "$out/f32-sum-aligned" -Xnvrtc -DSR_ASSUME_ALIGNED=1
+# "$out/f32-sum-NAME"; unaligned: the 64-register warp kernels' vectorized loads with their own alignment check
+# (kernels.cu SR_ASSUME_ALIGNED 0, the default before 2026-12-04)
+bm_reduce f32 float 4 "(-3.402823466e+38f)" sum "$out/catalog" "$out/f32-sum-unaligned" -Xnvrtc -DSR_ASSUME_ALIGNED=0
+# ldg: the full tiles by ld.global.nc, CUB's LOAD_LDG, not cooplink's loads (kernels.cu SR_EXPLORE_LDG)
+bm_reduce f32 float 4 "(-3.402823466e+38f)" sum "$out/catalog" "$out/f32-sum-ldg" -Xnvrtc -DSR_EXPLORE_LDG=1
+# noround: the 64-register warp kernels' ranges a tile and a round trip at a time after the full rounds, the
+# unaligned head's add before the tiles' loads (kernels.cu SR_ROUND 0, the default before 2026-12-06)
+bm_reduce f32 float 4 "(-3.402823466e+38f)" sum "$out/catalog" "$out/f32-sum-noround" -Xnvrtc -DSR_ROUND=0
 nvcc -O3 -shared -Xcompiler -fPIC -arch="$ARCH" -std=c++17 -o "$out/cub_baselines.so" bench/segreduce/cub_segreduce.cu
 mkdir -p "$out/src" && cp bench/segreduce/kernels.cu bench/scan/scan.cu "$out/src/"  # (device.sh: built from these)
 du -sh "$out"

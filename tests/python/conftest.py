@@ -12,11 +12,12 @@ KERNELS_CU = pathlib.Path(__file__).resolve().parents[2] / "bench/segreduce/kern
 
 def warp_kernels_of_kernels_cu():
     """bench/segreduce/kernels.cu's warp kernels, from its WARP_KERNELS(L) and WARP_KERNEL(L, NAME, ...)
-    rows: {name: (U of its logical warps' loop, WARP_RANGE; BU of its blocks' loop)}."""
+    rows: {name: (U of its logical warps' loop, WARP_RANGE or WARP_RANGE4; BU of its blocks' loop)}."""
     source = KERNELS_CU.read_text()
     def family(range_name):  # warp_range_##L, warp_range4_##L, warp_range4_8: warp_range, warp_range4
         return re.sub(r"_?(##L|\d+)$", "", range_name)
     units = {family(r): int(u) for u, r in re.findall(r"WARP_RANGE\(L, (\d+), ([#\w]+)\)", source)}
+    units.update({family(r): 4 for r in re.findall(r"WARP_RANGE4\(L, ([#\w]+)\)", source)})  # (U = 4)
     lanes = re.findall(r"^WARP_KERNELS\((\d+)\)", source, re.M)
     rows = re.findall(r"WARP_KERNEL\(\w+, (sr_warp[#\w]+), \w+, ([#\w]+), \w+, (\d+), \w+\)", source)
     return {name.replace("##L##", L).replace("##L", L): (units[family(r)], int(bu)) for name, r, bu in rows

@@ -13,9 +13,12 @@ THREADS = _segplan.THREADS
 SEGS = _segplan.SEGS_IN_FLIGHT  # (written out in the warp kernel: two)
 
 
-def _at_intrinsic():
+def _at_intrinsic(align=0):
     """at(ary, i): ary from element i on, without a slice's clamping (the loads use only the address):
-    Numba's slices cost the bounded kernels their register budget."""
+    Numba's slices cost the bounded kernels their register budget. align: the address is said to be a
+    multiple of it (llvm.assume of its low bits, what kernels.cu's SR_AL, __builtin_assume_aligned, says),
+    so that the vectorized loads' own check of it, and the scalar path beside each, fold away."""
+    from llvmlite import ir
     from numba.cuda import cgutils, types
     from numba.cuda.extending import intrinsic
 
@@ -30,7 +33,14 @@ def _at_intrinsic():
             idx = context.cast(builder, args[1], sig.args[1], types.intp)
             out = context.make_array(aryty)(context, builder)
             shape = builder.sub(cgutils.unpack_tuple(builder, a.shape)[0], idx)
-            context.populate_array(out, data=builder.gep(a.data, [idx], inbounds=True),
+            data = builder.gep(a.data, [idx], inbounds=True)
+            if align:
+                i64 = ir.IntType(64)
+                low = builder.and_(builder.ptrtoint(data, i64), ir.Constant(i64, align - 1))
+                assume = cgutils.get_or_insert_function(builder.module, ir.FunctionType(ir.VoidType(), [ir.IntType(1)]),
+                                                        "llvm.assume")
+                builder.call(assume, [builder.icmp_unsigned("==", low, ir.Constant(i64, 0))])
+            context.populate_array(out, data=data,
                                    shape=cgutils.pack_array(builder, [shape]), strides=a.strides,
                                    itemsize=a.itemsize, meminfo=a.meminfo, parent=a.parent)
             return out._getvalue()
@@ -126,6 +136,9 @@ def _kernel(dtype, op, name, min_blocks):
     assert chunk == 1 << chunk_shift
     btile = THREADS * vec
     at = _at_intrinsic()
+    # the 64-register warp kernels' vectorized loads, on 16-byte boundaries by construction (kernels.cu
+    # SR_ASSUME_ALIGNED: not the bounded kernels' or sr_block's, where ptxas then spilled)
+    at_al = _at_intrinsic(_segplan.VECTOR_BYTES)
     # acquire: the queue's counters (kernels.cu sr_load_acquire); volatile: the spin on a work item; cg:
     # the partials another block wrote (not through this SM's L1)
     ld_acquire, ldcv, ldcg = _load_intrinsic("acquire.gpu"), _load_intrinsic("volatile"), _load_intrinsic("cg")
@@ -165,10 +178,32 @@ def _kernel(dtype, op, name, min_blocks):
             cuda.stcg(items, first + j, (np.uint64(s + 1) << np.uint64(32)) | np.uint64(j))
             j += np.uint32(lanes)
 
-    def range_reduce(load, loadg, tile, U, lanes):
+    def range_reduce(load, loadg, tile, U, lanes, aligned=False):
         """acc combined with d_in[p, e) by a group (a logical warp or a block) whose thread `rank` this
         is, loading tiles of `tile` items: the unaligned head one item a thread, full tiles as vectors U
-        (2 or 4) at a time, then one at a time, the ragged end guarded (kernels.cu WARP_RANGE)."""
+        (2 or 4) at a time, then one at a time, the ragged end guarded (kernels.cu WARP_RANGE). aligned
+        (the 64-register warp kernels): the full tiles' addresses said to be on 16-byte boundaries (at_al),
+        and the range read in fewer round trips, the head combined last and what the full rounds leave
+        loaded at once (kernels.cu WARP_RANGE_ROUND)."""
+        atv = at_al if aligned else at
+        rounds = aligned and U == 4
+
+        @cuda.jit(device=True, inline="always")
+        def some_tile(d_in, q, e, t):
+            if i32(q + tile) <= e:
+                load(atv(d_in, q), t)
+            else:
+                loadg(at(d_in, q), t, i32(max(i32(0), i32(e - q))), ident())
+
+        @cuda.jit(device=True, inline="always")
+        def last_round(d_in, p, e, x, y, z, w):
+            # (kernels.cu WARP_RANGE_ROUND's _last) up to three full tiles and the ragged end, at once
+            some_tile(d_in, p, e, x)
+            some_tile(d_in, i32(p + tile), e, y)
+            some_tile(d_in, i32(p + 2 * tile), e, z)
+            some_tile(d_in, i32(p + 3 * tile), e, w)
+            return opf(opf(thread_reduce(x), thread_reduce(y)), opf(thread_reduce(z), thread_reduce(w)))
+
         @cuda.jit(device=True, inline="always")
         def f(d_in, p, e, rank, acc):
             x = cuda.local.array(vec, nb)
@@ -176,33 +211,44 @@ def _kernel(dtype, op, name, min_blocks):
             z = cuda.local.array(vec, nb)
             w = cuda.local.array(vec, nb)
             a = min(i32((p + i32(vec - 1)) & i32(-vec)), e)  # (p >= 0: the next vector boundary)
+            h = ident()  # (rounds: the head, combined last so that the tiles' loads need not wait for it)
             if vec - 1 <= lanes:  # the head: up to vec - 1 items, one a thread
                 if rank < a - p:
-                    acc = opf(acc, d_in[u32(p + rank)])
+                    if rounds:
+                        h = d_in[u32(p + rank)]
+                    else:
+                        acc = opf(acc, d_in[u32(p + rank)])
             else:  # (more than the lanes: 1- and 2-byte items in a small logical warp)
                 i = rank
                 while i < a - p:
-                    acc = opf(acc, d_in[u32(p + i)])
+                    if rounds:
+                        h = opf(h, d_in[u32(p + i)])
+                    else:
+                        acc = opf(acc, d_in[u32(p + i)])
                     i += lanes
             p = a
             while i32(p + U * tile) <= e:
-                load(at(d_in, p), x)
-                load(at(d_in, i32(p + tile)), y)
+                load(atv(d_in, p), x)
+                load(atv(d_in, i32(p + tile)), y)
                 if U == 4:
-                    load(at(d_in, i32(p + 2 * tile)), z)
-                    load(at(d_in, i32(p + 3 * tile)), w)
+                    load(atv(d_in, i32(p + 2 * tile)), z)
+                    load(atv(d_in, i32(p + 3 * tile)), w)
                 acc = opf(acc, opf(thread_reduce(x), thread_reduce(y)))
                 if U == 4:
                     acc = opf(acc, opf(thread_reduce(z), thread_reduce(w)))
                 p = i32(p + U * tile)
+            if rounds:
+                if p < e:
+                    acc = opf(acc, last_round(d_in, p, e, x, y, z, w))
+                return opf(acc, h)
             if U == 2:  # (at most one full tile left; a loop here costs the bounded kernels registers)
                 if i32(p + tile) <= e:
-                    load(at(d_in, p), x)
+                    load(atv(d_in, p), x)
                     acc = opf(acc, thread_reduce(x))
                     p = i32(p + tile)
             else:
                 while i32(p + tile) <= e:
-                    load(at(d_in, p), x)
+                    load(atv(d_in, p), x)
                     acc = opf(acc, thread_reduce(x))
                     p = i32(p + tile)
             if p < e:
@@ -455,13 +501,14 @@ def _kernel(dtype, op, name, min_blocks):
     wloadg = warp.make_load(dtype, vec, L, "striped")
     wred = warp.make_sum(dtype, L) if is_sum else warp.make_reduce(dtype, op, L)
     tile = L * vec
-    warp_range = range_reduce(wload, wloadg, tile, tiles_in_flight(name), L)
+    warp_range = range_reduce(wload, wloadg, tile, tiles_in_flight(name), L, aligned=tiles_in_flight(name) == 4)
+    at0 = at_al if T == 4 else at  # (sr_warp<L>t's first tiles: kernels.cu's SR_AL in WARP_KERNEL)
     reserve = reserve_cas if _bounded(name) else reserve_add  # (kernels.cu WARP_KERNELS)
 
     @cuda.jit(device=True, inline="always")
     def first_tile(d_in, b, n, defer_items, x):
         if n >= tile and (b & i32(vec - 1)) == 0 and n <= defer_items:
-            wload(at(d_in, b), x)
+            wload(at0(d_in, b), x)
         else:
             wloadg(at(d_in, b), x, i32(0) if n > defer_items else i32(min(n, tile)), ident())
 
@@ -469,7 +516,7 @@ def _kernel(dtype, op, name, min_blocks):
     def later_tile(d_in, b, rest, vector, x):
         # (sr_warp<L>t) one of a segment's first tiles after the first, `rest` the segment's items from b
         if vector and rest >= tile:
-            wload(at(d_in, b), x)
+            wload(at0(d_in, b), x)
         else:
             wloadg(at(d_in, b), x, i32(max(i32(0), min(rest, i32(tile)))), ident())
 
