@@ -338,20 +338,25 @@ def run_config(cp, mods, cub, numba_k, tc, op, dist, d_x, x64, rounds, rng, sm_c
                                               and d == 8192]):
                     R.add(f"plan {q} [{v[8:]}]", adaptive_launch(q, kv), d_out, bytes_, {"plan": str(q)})
             resident = sm_count * blocks_per_sm(cp, fa)
-            if p.first != "run":  # the one launch with other numbers of tail blocks (_segplan.grid's own beside)
-                own = adaptive.grid(p, n_seg, sm_count, resident)
-                for per_sm in sorted({1, 2, 4, resident // sm_count}):
+            if p.first == "block":  # sr_block's one launch with other numbers of tail blocks (its own: two an SM)
+                for per_sm in (1, 4, resident // sm_count):
                     g, tail = adaptive.grid(p, n_seg, sm_count, resident, tail_per_sm=per_sm)
-                    if (g, tail) == own:
-                        continue
 
                     def with_tail(g=g, tail=tail):
                         fa((g,), (THREADS,), (d_x, d_off, d_out, np.int32(n_seg), np.int64(p.defer), *state.args(),
                                               np.uint32(state.cap), np.uint32(tail)))
                     R.add(f"plan {p}, {tail} tail blocks", with_tail, d_out, bytes_, {"plan": str(p)})
-            # the plan's kernel alone (no queue) on the grid of the blocks the GPU holds at once
+            # the one launch's grid: the plan's kernel alone on the resident grid, and the one launch on
+            # the fixed kernel's grid (P7 holds for any grid: tickets only once every block has started)
+            fg = adaptive.fixed_grid(p.first, p.lanes, n_seg, sm_count)
             R.add(f"{p.kernel} alone, resident grid {resident}", lambda: fa((resident,), (THREADS,), (
                 d_x, d_off, d_out, np.int32(n_seg), huge, *none)), d_out, bytes_)
+
+            def on_fixed_grid():
+                fa((fg,), (THREADS,), (d_x, d_off, d_out, np.int32(n_seg), np.int64(p.defer), *state.args(),
+                                      np.uint32(state.cap), np.uint32(fg)))
+            if p.first != "block":  # (sr_block's one launch is on its fixed grid and more)
+                R.add(f"adaptive on the fixed grid {fg}", on_fixed_grid, d_out, bytes_)
 
     for build in Runner.builds:
         fixed(build)

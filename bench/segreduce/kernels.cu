@@ -362,14 +362,11 @@ __device__ __forceinline__ unsigned long long sr_next(sr_queue *q, const unsigne
 }
 
 /* rank, ranks: this block's place among the blocks that take part in the tail, and their number (blockIdx.x
- * and gridDim.x but in sr_block's and the warp kernels' one launch, whose blocks of segments leave before
- * it); share_blocks: the blocks with a share of the segments, whose count in `shared` ends reserving; mine:
- * this block is one of them (the warp kernels' tail blocks are not: their blocks of segments count themselves
- * out, sr_shared). */
+ * and gridDim.x but in sr_block's one launch, whose blocks of segments leave before it). */
 template <int U>
 __device__ __forceinline__ void sr_tail(const SR_T *in, const int *off, SR_T *out, sr_queue *q, unsigned long long *items,
                                         SR_T *partial, unsigned *done, unsigned capacity, unsigned share_blocks,
-                                        void *temp, unsigned rank, unsigned ranks, bool mine)
+                                        void *temp, unsigned rank, unsigned ranks)
 {
   __shared__ unsigned long long work;
   __shared__ unsigned ticket;
@@ -377,8 +374,8 @@ __device__ __forceinline__ void sr_tail(const SR_T *in, const int *off, SR_T *ou
   __syncthreads(); /* every warp of the block is through its share */
   if (threadIdx.x == 0) {
     __threadfence();
-    if (mine) atomicAdd(&q->shared, 1);
-    else /* no share: the blocks with one (all started before) reserve first */
+    if (rank < share_blocks) atomicAdd(&q->shared, 1);
+    if (rank >= share_blocks) /* no share: the blocks with one (all started before) reserve first */
       while (sr_load_acquire(&q->shared) < share_blocks) __nanosleep(128);
     work = sr_next(q, items, &ticket, capacity, share_blocks, rank, ranks);
   }
@@ -443,36 +440,21 @@ __device__ __forceinline__ void sr_tail(const SR_T *in, const int *off, SR_T *ou
   }
 }
 
-/* A block with a share of the segments is through it: its reservations and work items are written (the
- * tail's `shared`; sr_tail does it for the blocks that take part in it). */
-__device__ __forceinline__ void sr_shared(sr_queue *q)
-{
-  __syncthreads();
-  if (threadIdx.x == 0) {
-    __threadfence();
-    atomicAdd(&q->shared, 1);
-  }
-}
-
 /* One logical warp of L lanes per segment, SR_K consecutive segments at a time: the first T tiles of each
  * are loaded before any is reduced, so that SR_K * T loads are in flight per lane, and the next SR_K
  * segments' offsets are loaded while these are reduced. A segment longer than `defer` is deferred to the
- * tail (q non-null: the adaptive launcher's first stage, which reserves its chunks). In the one launch the
- * grid is the fixed kernel's (gridDim.x - share_blocks blocks of segments, hardware-scheduled, which count
- * themselves in `shared` and leave) and share_blocks tail blocks after it, which take the chunks (on the
- * grid of the blocks the GPU holds at once, every block taking part in the tail, H100 float32: 1024 items
- * 0.958 of the read ceiling, on the fixed grid 0.990; 128 items 0.930 and 0.956). */
+ * tail (q non-null: the adaptive launcher's first stage). */
 #define WARP_KERNEL(L, NAME, MIN_BLOCKS, RANGE, RESERVE, BU, T)                                                       \
   extern "C" __global__ void __launch_bounds__(SR_THREADS, MIN_BLOCKS)                                       \
     NAME(const SR_T *in, const int *off, SR_T *out, int n_seg, long long defer_items, sr_queue *q,           \
          unsigned long long *items, SR_T *partial, unsigned *done, unsigned capacity, unsigned share_blocks) \
   {                                                                                                          \
-    const bool tail_block = q && blockIdx.x + share_blocks >= gridDim.x; /* (no share of the segments) */   \
+    sr_start(q);                                                                                             \
     const int defer = (int)min(defer_items, 0x7fffffffLL);                                                   \
     const SR_T id = SR_ID;                                                                                   \
     const int lane = threadIdx.x % L;                                                                        \
-    const int stride = (gridDim.x - (q ? share_blocks : 0)) * (SR_THREADS / L) * SR_K;                       \
-    int s0 = tail_block ? n_seg : (blockIdx.x * (SR_THREADS / L) + threadIdx.x / L) * SR_K;                  \
+    const int stride = gridDim.x * (SR_THREADS / L) * SR_K;                                                  \
+    int s0 = (blockIdx.x * (SR_THREADS / L) + threadIdx.x / L) * SR_K;                                       \
     int o[SR_K + 1];                                                                                         \
     _Pragma("unroll") for (int k = 0; k <= SR_K; ++k) o[k] = s0 < n_seg ? off[min(s0 + k, n_seg)] : 0;       \
     for (; s0 < n_seg; s0 += stride) {                                                                       \
@@ -531,13 +513,9 @@ __device__ __forceinline__ void sr_shared(sr_queue *q)
         if (lane == 0) out[s0 + k] = agg;                                                                    \
       }                                                                                                      \
     }                                                                                                        \
-    if (tail_block) {                                                                                        \
+    if (q) {                                                                                                 \
       DECLARE_BLOCK_TEMP;                                                                                    \
-      sr_start(q);                                                                                           \
-      sr_tail<BU>(in, off, out, q, items, partial, done, capacity, gridDim.x - share_blocks, temp,           \
-                  blockIdx.x + share_blocks - gridDim.x, share_blocks, false);                               \
-    } else if (q) {                                                                                          \
-      sr_shared(q);                                                                                          \
+      sr_tail<BU>(in, off, out, q, items, partial, done, capacity, share_blocks, temp, blockIdx.x, gridDim.x); \
     }                                                                                                        \
   }
 
@@ -755,8 +733,7 @@ extern "C" __global__ void __launch_bounds__(SR_THREADS, SR_RUN_MIN_BLOCKS)
       }
     __syncthreads(); /* so and deferred are reused */
   }
-  if (q) sr_tail<4>(in, off, out, q, items, partial, done, capacity, share_blocks, temp, blockIdx.x, gridDim.x,
-                    blockIdx.x < share_blocks);
+  if (q) sr_tail<4>(in, off, out, q, items, partial, done, capacity, share_blocks, temp, blockIdx.x, gridDim.x);
 }
 
 /* One block per segment (grid-stride). Alone (q null), every block takes segments. In the adaptive launcher's
@@ -816,5 +793,5 @@ extern "C" __global__ void __launch_bounds__(SR_THREADS, SR_BLOCK_MIN_BLOCKS)
       __syncthreads(); /* temp and `first` are reused */
     }
   }
-  sr_tail<4>(in, off, out, q, items, partial, done, capacity, share_blocks, temp, rank, share_blocks, true);
+  sr_tail<4>(in, off, out, q, items, partial, done, capacity, share_blocks, temp, rank, share_blocks);
 }

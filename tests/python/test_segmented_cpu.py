@@ -40,24 +40,21 @@ def test_plan_without_warpt_is_the_rule_before_it():
 
 
 def test_grid():
-    # sr_block and the warp kernels: the fixed kernel's grid (a block per segment; 32 blocks an SM at most for
-    # warps, grid-stride past it), then the tail blocks (share_blocks): two an SM for sr_block, four for the
-    # warp kernels, or every block the GPU holds at once where that is fewer
+    # the warp kernels: every resident block; those with segments of their own: the fixed kernel's grid (32
+    # blocks an SM at most for warps) up to all of them (grid-stride)
     warp8, block = _segplan.Plan("warp", 8, 8192), _segplan.Plan("block", 0, 262144)
-    assert _segplan.grid(warp8, 1 << 23, 132, 1056) == (4224 + 528, 528)
-    assert _segplan.grid(warp8, 1000, 132, 1056) == (16 + 528, 528)  # 64 segments a block of 8-lane warps
-    assert _segplan.grid(warp8, 1000, 132, 100) == (16 + 100, 100)
-    assert _segplan.grid(warp8, 1000, 132, 1056, tail_per_sm=1) == (16 + 132, 132)
+    assert _segplan.grid(warp8, 1 << 23, 132, 1056) == (1056, 1056)
+    assert _segplan.grid(warp8, 1 << 23, 132, 8448) == (8448, 4224)
+    assert _segplan.grid(warp8, 1000, 132, 1056) == (1056, 16)  # 64 segments a block of 8-lane warps
+    # sr_block: a block per segment, then two tail blocks an SM (share_blocks: the tail's blocks), or every
+    # block the GPU holds at once where that is fewer
     assert _segplan.grid(block, 32768, 132, 1056) == (32768 + 264, 264)
     assert _segplan.grid(block, 256, 132, 1056) == (256 + 264, 264)
     assert _segplan.grid(block, 256, 132, 100) == (256 + 100, 100)
     assert _segplan.grid(block, 2 ** 31 - 2, 132, 1056) == (2 ** 30 + 264, 264)  # (grid-stride past 2**30)
+    # sr_warp<L>t (CUDA C): the warp kernels' grid
     warp8t = _segplan.Plan("warpt", 8, 8192)
-    assert warp8t.kernel == "sr_warp8t" and _segplan.grid(warp8t, 1 << 23, 132, 528) == (4224 + 528, 528)
-    # sr_run: every block the GPU holds at once, the first share_blocks with segments of their own
-    run = _segplan.Plan("run", 0, 8192)
-    assert _segplan.grid(run, 1 << 23, 132, 528) == (528, 528)
-    assert _segplan.grid(run, 1000, 132, 528) == (528, 528) and _segplan.grid(run, 100, 132, 528) == (528, 100)
+    assert warp8t.kernel == "sr_warp8t" and _segplan.grid(warp8t, 1 << 23, 132, 528) == (528, 528)
 
 
 def test_work_capacity_bounds_every_deferral():

@@ -122,8 +122,7 @@ def _kernel(dtype, op, name, min_blocks):
     the scalars int32 but the last two (uint32): offsets[i] + shift indexes values; when `tail` is
     non-zero, segments longer than `defer` items are reserved as chunks in the queue (up to `capacity`
     work items; past it a segment is reduced in place) and the blocks take them when their share is done
-    (kernels.cu sr_queue; in sr_block's and the warp kernels' one launch the last share_blocks blocks are the
-    tail's, in sr_run's the blocks from share_blocks on have no share of their own); queue (8 x uint32),
+    (kernels.cu sr_queue: blocks share_blocks and later have no share of their own); queue (8 x uint32),
     items (uint64), partial (dtype) and done (uint32) are zero before a call and after it. min_blocks: the blocks an SM must hold, which bounds the
     registers of sr_warp<L> (default 8, 6 for 8-byte types as kernels.cu, 4 for 2-byte and 3 for 1-byte types)."""
     from numba import cuda
@@ -275,14 +274,6 @@ def _kernel(dtype, op, name, min_blocks):
             cuda.atomic.add(q, STARTED, np.uint32(1))
 
     @cuda.jit(device=True, inline="always")
-    def through_share(q):
-        """A block with a share of the segments is through it (kernels.cu sr_shared)."""
-        cuda.syncthreads()
-        if cuda.threadIdx.x == 0:
-            cuda.threadfence()
-            cuda.atomic.add(q, SHARED, np.uint32(1))
-
-    @cuda.jit(device=True, inline="always")
     def reserve_cas(q, capacity, count):
         """The first of `count` work items reserved for a segment, or NONE when the queue has no room, by
         compare-and-swap (kernels.cu sr_reserve_cas: the kernels bounded in registers)."""
@@ -356,12 +347,10 @@ def _kernel(dtype, op, name, min_blocks):
             cuda.nanosleep(np.uint32(64))
 
     @cuda.jit(device=True, inline="always")
-    def tail(d_in, off, sh, out, q, items, partial, done, capacity, share_blocks, rank, ranks, mine):
+    def tail(d_in, off, sh, out, q, items, partial, done, capacity, share_blocks, rank, ranks):
         """Every block, its share done (kernels.cu sr_queue and sr_tail): the deferred segments' chunks,
         a block a chunk, thread 0 taking the next while the block reduces one. rank, ranks: this block's
-        place among the blocks of the tail, and their number (the grid's but in sr_block's and the warp
-        kernels' one launch); share_blocks: the blocks with a share of the segments, whose count in `shared`
-        ends reserving; mine: this block is one of them."""
+        place among the blocks of the tail, and their number (the grid's but in sr_block's one launch)."""
         work = cuda.shared.array(1, np.uint64)
         ticket = cuda.shared.array(1, np.uint32)
         combine = cuda.shared.array(1, np.int32)
@@ -369,9 +358,9 @@ def _kernel(dtype, op, name, min_blocks):
         cuda.syncthreads()  # every warp of the block is through its share
         if tid == 0:
             cuda.threadfence()
-            if mine:
+            if rank < share_blocks:
                 cuda.atomic.add(q, SHARED, np.uint32(1))
-            else:  # no share: the blocks with one (all started before) reserve
+            if rank >= share_blocks:  # no share: the blocks with one (all started before) reserve
                 while ld_acquire(q, SHARED) < share_blocks:
                     cuda.nanosleep(np.uint32(128))
             ticket[0] = next_item(q, capacity, share_blocks, rank, ranks)
@@ -495,7 +484,7 @@ def _kernel(dtype, op, name, min_blocks):
             # (the rank computed again here, as in the build the GPU checked; passing `rank` gives other PTX
             # with the same registers and stack, not run on the GPU)
             tail(d_in, off, sh, out, q, items, partial, done, capacity, share_blocks,
-                 u32(cuda.blockIdx.x + share_blocks - cuda.gridDim.x), share_blocks, True)
+                 u32(cuda.blockIdx.x + share_blocks - cuda.gridDim.x), share_blocks)
         return sr_block
 
     if name == "sr_run":
@@ -566,15 +555,13 @@ def _kernel(dtype, op, name, min_blocks):
 
     def sr_warp(d_in, off, sh, out, n_seg, defer_items, use_tail, q, items, partial, done, capacity, share_blocks):
         # two segments in flight (SEGS): their first tiles are loaded before either is reduced, and the
-        # next two segments' offsets while these are reduced. The one launch (use_tail): the blocks before
-        # the last share_blocks have segments (the fixed kernel's grid), reserve the long ones they meet and
-        # count themselves out; the last share_blocks only take chunks (kernels.cu WARP_KERNEL)
-        tail_block = use_tail != 0 and u32(cuda.blockIdx.x) + share_blocks >= u32(cuda.gridDim.x)
+        # next two segments' offsets while these are reduced
+        if use_tail:
+            start(q)
         # (L and THREADS powers of two: masks and shifts, not Python's signed % and // on 64 bits)
         lane = i32(cuda.threadIdx.x & i32(L - 1))
-        stride = i32(i32(u32(cuda.gridDim.x) - (share_blocks if use_tail != 0 else u32(0))) * i32((THREADS // L) * SEGS))
-        s0 = n_seg if tail_block else i32((i32(cuda.blockIdx.x) * i32(THREADS // L) +
-                                           (i32(cuda.threadIdx.x) >> i32(log2_l))) * SEGS)
+        stride = i32(cuda.gridDim.x * (THREADS // L) * SEGS)
+        s0 = i32((i32(cuda.blockIdx.x) * i32(THREADS // L) + (i32(cuda.threadIdx.x) >> i32(log2_l))) * SEGS)
         x0 = cuda.local.array(vec, nb)
         x1 = cuda.local.array(vec, nb)
         y0, z0, w0 = cuda.local.array(vec, nb), cuda.local.array(vec, nb), cuda.local.array(vec, nb)  # (T 4)
@@ -595,12 +582,9 @@ def _kernel(dtype, op, name, min_blocks):
             if s0 + 1 < n_seg:
                 finish(d_in, out, i32(s0 + 1), b1, b2, x1, y1, z1, w1, lane, defer_items, q, items, capacity)
             s0 = nxt
-        if tail_block:
-            start(q)
-            tail(d_in, off, sh, out, q, items, partial, done, capacity, u32(cuda.gridDim.x - share_blocks),
-                 u32(cuda.blockIdx.x + share_blocks - cuda.gridDim.x), share_blocks, False)
-        elif use_tail:
-            through_share(q)
+        if use_tail:
+            tail(d_in, off, sh, out, q, items, partial, done, capacity, share_blocks, cuda.blockIdx.x,
+                 cuda.gridDim.x)
     # (sr_warp<L>u: four tiles in flight a lane and up to 64 registers, as kernels.cu; sr_warp<L>t: the same,
     # with the first four tiles of both segments loaded at once)
     return cuda.jit(launch_bounds=(THREADS, min_blocks))(sr_warp)
@@ -790,6 +774,6 @@ def _run_kernel(dtype, op, nb, vec, ident, opf, at, bload, brange, bred, start, 
             s0 = i32(s0 + blocks * group)
         if use_tail:
             tail(d_in, off, sh, out, q, items, partial, done, capacity, share_blocks, cuda.blockIdx.x,
-                 cuda.gridDim.x, cuda.blockIdx.x < share_blocks)
+                 cuda.gridDim.x)
     return sr_run
 

@@ -68,33 +68,25 @@ BLOCK_GRID_SEGMENTS = 1 << 30  # sr_block's one launch: at most this many blocks
 BLOCK_TAIL_PER_SM = 2  # and its tail blocks an SM (H200, float32 8192 items: 1 0.997 of the read ceiling,
                        # 2 0.994, 4 0.987, 8 (every block the GPU holds) 0.971, the fixed kernel 1.001, CUB 1.004;
                        # two keep 32 KB of a deferred chunk's loads in flight an SM)
-WARP_TAIL_PER_SM = 4   # the warp kernels' tail blocks an SM (as many as an SM holds of the 64-register ones:
-                       # 64 KB of a chunk's loads in flight an SM, for plans whose segments are mostly deferred;
-                       # with two an SM, float32 1M items read at 0.874 of the ceiling, H100)
 
 
-def grid(plan, n_seg, sm_count, resident, tail_per_sm=None):
-    """(grid, share_blocks) of the one launch. sr_block and the warp kernels: the fixed kernel's grid (a
-    block per segment, or the logical warps' blocks; the hardware hands them out: on the grid of the blocks the
-    GPU holds at once, a grid-stride share of 31 segments a block ran sr_block at 0.990 of its fixed grid at 8192
-    items, the one launch on it at 0.973; H100, float32, the warp kernels at 1024 items 0.958 against 0.990 on
-    their fixed grid), then tail blocks (share_blocks), which take the deferred segments' chunks: sr_block's
-    find the deferred segments in the offsets (its blocks of segments never touch the queue), the warp
-    kernels' blocks of segments reserve what they meet and count themselves out. BLOCK_TAIL_PER_SM or
-    WARP_TAIL_PER_SM an SM (every block the GPU holds at once at most), for they all start and wait for each
-    other before they leave, and a thousand of them polling the queue held back the last blocks of segments.
-    sr_run: every block the GPU holds at once (`resident`), the first share_blocks with segments of their own
-    (grid-stride where the fixed kernel's grid is larger), the rest only taking deferred chunks. (A grid of a
-    block per segment of which every block adds to the queue's counters cost 0.62 of the fixed kernel's time at
-    8192 items: 32768 blocks.) tail_per_sm: the tail blocks an SM (bench.py --explore times others)."""
-    if plan.first == "run":
-        return resident, min(fixed_grid(plan.first, plan.lanes, n_seg, sm_count), resident)
-    if tail_per_sm is None:
-        tail_per_sm = BLOCK_TAIL_PER_SM if plan.first == "block" else WARP_TAIL_PER_SM
-    tail = max(1, min(resident, tail_per_sm * sm_count))
+def grid(plan, n_seg, sm_count, resident, tail_per_sm=BLOCK_TAIL_PER_SM):
+    """(grid, share_blocks) of the one launch. sr_block: a block per segment (as its fixed grid, which the
+    hardware hands out: the grid of the blocks the GPU holds at once, a grid-stride share of 31 segments a
+    block, ran at 0.990 of it at 8192 items, the one launch on it at 0.973), none of which touches the queue,
+    then tail blocks (share_blocks), which find the deferred segments in the offsets and take their
+    chunks: BLOCK_TAIL_PER_SM an SM (every block the GPU holds at once at most), for they all start and
+    wait for each other before they leave, and a thousand of them polling the queue held back the last
+    blocks of segments. The other kernels: every block the GPU holds at once (`resident`), the first
+    share_blocks with segments of their own (grid-stride where the fixed kernel's grid is larger), the rest
+    only taking deferred chunks. (A grid of a block per segment of which every block adds to the queue's counters cost
+    0.62 of the fixed kernel's time at 8192 items: 32768 blocks.) tail_per_sm: sr_block's tail blocks an SM
+    (bench.py --explore times others)."""
     if plan.first == "block":
+        tail = min(resident, tail_per_sm * sm_count)
         return min(n_seg, BLOCK_GRID_SEGMENTS) + tail, tail
-    return fixed_grid(plan.first, plan.lanes, n_seg, sm_count) + tail, tail
+    share = min(fixed_grid(plan.first, plan.lanes, n_seg, sm_count), resident)
+    return resident, share
 
 
 def chunk_items(itemsize):
