@@ -81,27 +81,6 @@
 #define BLOAD CAT4(coop_block_load_, SR_TC, _t256, CAT3(_i, SR_N, _vectorize))
 #define BLOADG CAT4(coop_block_load_guarded_, SR_TC, _t256, CAT3(_i, SR_N, _striped))
 #define BRED CAT4(coop_block_reduce_, OPN, CAT(_, SR_TC), _t256_i1_warp_reductions)
-#if SR_EXPLORE_LDG /* an --explore build ("ldg"), not cooplink's: the full tiles' 16-byte loads by ld.global.nc
-                    * (CUB's LOAD_LDG, which cub::DeviceSegmentedReduce's kernel uses: LDG.E.128.CONSTANT, where
-                    * BlockLoad and WarpLoad with a plain pointer give LDG.E.128), to see whether the hint is
-                    * what keeps sr_block 0.5-1% under CUB at 8192 and 65536 */
-__device__ __forceinline__ void sr_ldg_vec(const SR_T *p, int i, SR_T *x)
-{
-  union {
-    int4 v;
-    SR_T t[SR_N];
-  } u;
-  u.v = __ldg(reinterpret_cast<const int4 *>(p) + i);
-#pragma unroll
-  for (int j = 0; j < SR_N; ++j) x[j] = u.t[j];
-}
-__device__ __forceinline__ void sr_ldg_block(const SR_T *p, SR_T *x, void *) { sr_ldg_vec(p, threadIdx.x, x); }
-template <int L> __device__ __forceinline__ void sr_ldg_warp(const SR_T *p, SR_T *x, void *) { sr_ldg_vec(p, threadIdx.x % L, x); }
-#undef BLOAD
-#undef WLOAD
-#define BLOAD sr_ldg_block
-#define WLOAD(L) sr_ldg_warp<L>
-#endif
 
 __device__ __forceinline__ SR_T thread_reduce(const SR_T (&x)[SR_N])
 {
@@ -361,12 +340,57 @@ __device__ __forceinline__ unsigned long long sr_next(sr_queue *q, const unsigne
   return sr_item(q, items, t, capacity, share_blocks);
 }
 
+/* Work item w (ticket t) reduced by this block: its chunk, then, where that was its segment's last chunk in,
+ * the segment's partials in chunk order (combine: a flag in shared memory). */
+template <int U>
+__device__ __forceinline__ void sr_chunk(const SR_T *in, const int *off, SR_T *out, SR_T *partial, unsigned *done,
+                                         unsigned long long w, unsigned t, int *combine, void *temp)
+{
+  const unsigned j = (unsigned)w;
+  const int s = (int)(w >> 32) - 1;
+  const int sb = off[s], se = off[s + 1];
+  const int b = sb + (int)j * SR_CHUNK;
+  const SR_T acc = block_range<U>(in, b, (int)min((long long)b + SR_CHUNK, (long long)se));
+  SR_T agg;
+  BRED(&acc, &agg, temp);
+  const unsigned n = sr_chunk_count(se - sb);
+  if (threadIdx.x == 0) {
+    int last = 0;
+    if (n == 1) {
+      out[s] = agg;
+    } else {
+      partial[t] = agg;
+      __threadfence();
+      last = atomicAdd(done + (t - j), 1) == n - 1;
+    }
+    *combine = last;
+  }
+  __syncthreads();
+  if (*combine) { /* this segment's last chunk: its partials, in chunk order */
+    __threadfence();
+    const unsigned first = t - j;
+    SR_T a = SR_ID;
+    for (unsigned i = threadIdx.x; i < n; i += SR_THREADS) a = OPF(a, __ldcg(partial + first + i));
+    SR_T total;
+    BRED(&a, &total, temp);
+    if (threadIdx.x == 0) {
+      out[s] = total;
+      done[first] = 0;
+    }
+  }
+}
+
 /* rank, ranks: this block's place among the blocks that take part in the tail, and their number (blockIdx.x
- * and gridDim.x but in sr_block's one launch, whose blocks of segments leave before it). */
+ * and gridDim.x but in sr_block's one launch, whose blocks of segments leave before it, and in the SR_HELP
+ * warp kernels'); share_blocks: the blocks with a share (rank < share_blocks: this one; in the SR_HELP warp
+ * kernels' tail blocks, share_blocks is the blocks of segments and rank >= it stands for none); leavers:
+ * the blocks that count themselves out in `exited` (the last of them zeroes the queue: ranks, or the whole
+ * grid in the SR_HELP warp kernels, whose blocks of segments help and leave). */
 template <int U>
 __device__ __forceinline__ void sr_tail(const SR_T *in, const int *off, SR_T *out, sr_queue *q, unsigned long long *items,
                                         SR_T *partial, unsigned *done, unsigned capacity, unsigned share_blocks,
-                                        void *temp, unsigned rank, unsigned ranks)
+                                        void *temp, unsigned rank, unsigned ranks, unsigned shared_rank,
+                                        unsigned leavers)
 {
   __shared__ unsigned long long work;
   __shared__ unsigned ticket;
@@ -374,8 +398,8 @@ __device__ __forceinline__ void sr_tail(const SR_T *in, const int *off, SR_T *ou
   __syncthreads(); /* every warp of the block is through its share */
   if (threadIdx.x == 0) {
     __threadfence();
-    if (rank < share_blocks) atomicAdd(&q->shared, 1);
-    if (rank >= share_blocks) /* no share: the blocks with one (all started before) reserve first */
+    if (shared_rank < share_blocks) atomicAdd(&q->shared, 1);
+    if (shared_rank >= share_blocks) /* no share: the blocks with one (all started before) reserve first */
       while (sr_load_acquire(&q->shared) < share_blocks) __nanosleep(128);
     work = sr_next(q, items, &ticket, capacity, share_blocks, rank, ranks);
   }
@@ -389,38 +413,7 @@ __device__ __forceinline__ void sr_tail(const SR_T *in, const int *off, SR_T *ou
       __stcg(items + t, 0ull);
       next = sr_take(q, capacity, ranks); /* (its latency hides behind this chunk's loads) */
     }
-    const unsigned j = (unsigned)w;
-    const int s = (int)(w >> 32) - 1;
-    const int sb = off[s], se = off[s + 1];
-    const int b = sb + (int)j * SR_CHUNK;
-    const SR_T acc = block_range<U>(in, b, (int)min((long long)b + SR_CHUNK, (long long)se));
-    SR_T agg;
-    BRED(&acc, &agg, temp);
-    const unsigned n = sr_chunk_count(se - sb);
-    if (threadIdx.x == 0) {
-      int last = 0;
-      if (n == 1) {
-        out[s] = agg;
-      } else {
-        partial[t] = agg;
-        __threadfence();
-        last = atomicAdd(done + (t - j), 1) == n - 1;
-      }
-      combine = last;
-    }
-    __syncthreads();
-    if (combine) { /* this segment's last chunk: its partials, in chunk order */
-      __threadfence();
-      const unsigned first = t - j;
-      SR_T a = SR_ID;
-      for (unsigned i = threadIdx.x; i < n; i += SR_THREADS) a = OPF(a, __ldcg(partial + first + i));
-      SR_T total;
-      BRED(&a, &total, temp);
-      if (threadIdx.x == 0) {
-        out[s] = total;
-        done[first] = 0;
-      }
-    }
+    sr_chunk<U>(in, off, out, partial, done, w, t, &combine, temp);
     if (threadIdx.x == 0) {
       if (next == SR_NONE) {
         work = sr_next(q, items, &ticket, capacity, share_blocks, rank, ranks);
@@ -433,11 +426,83 @@ __device__ __forceinline__ void sr_tail(const SR_T *in, const int *off, SR_T *ou
   }
   if (threadIdx.x == 0) {
     __threadfence();
-    if (atomicAdd(&q->exited, 1) == ranks - 1) { /* every other block of the tail is out */
+    if (atomicAdd(&q->exited, 1) == leavers - 1) { /* every other block of the tail is out */
       __threadfence();
       *q = sr_queue{};
     }
   }
+}
+
+/* SR_HELP (an --explore build, "help"): the warp kernels' one launch on the fixed kernel's grid (its
+ * blocks of segments hardware-scheduled: H100, float32, 1024 items 0.958 of the read ceiling on the grid of
+ * the blocks the GPU holds at once, 0.990 on the fixed grid) and share_blocks tail blocks after it. A block of
+ * segments reserves the long segments it meets, counts itself in `shared`, then helps: it takes reserved work
+ * items by compare-and-swap, one try a take (a helper never waits to take, and never holds a ticket), and
+ * leaves when a take fails; the tail blocks wait until every block of segments is through reserving, then
+ * take the rest as sr_tail's blocks. Every block counts itself out; the last zeroes the queue. (Without
+ * helping, the tail blocks alone: random lengths 0.611, heavy-tailed 0.533, 1M 0.750; the resident grid's
+ * 0.958, 0.865, 0.981.) */
+#ifndef SR_HELP
+#define SR_HELP 0
+#endif
+template <int U>
+__device__ __forceinline__ void sr_help(const SR_T *in, const int *off, SR_T *out, sr_queue *q, unsigned long long *items,
+                                        SR_T *partial, unsigned *done, unsigned capacity, unsigned seg_blocks, void *temp)
+{
+  __shared__ unsigned long long hwork;
+  __shared__ unsigned hticket;
+  __shared__ int hcombine;
+  __syncthreads(); /* every warp of the block is through its share */
+  if (threadIdx.x == 0) {
+    __threadfence();
+    atomicAdd(&q->shared, 1);
+  }
+  for (;;) {
+    if (threadIdx.x == 0) {
+      unsigned long long w = 0;
+      const unsigned t = sr_load_acquire(&q->taken);
+      if (t < sr_end(q, capacity) && atomicCAS(&q->taken, t, t + 1) == t) { /* reserved: its writer runs */
+        w = sr_item(q, items, t, capacity, seg_blocks);
+        if (w) __stcg(items + t, 0ull);
+      }
+      hwork = w;
+      hticket = t;
+    }
+    __syncthreads();
+    const unsigned long long w = hwork;
+    const unsigned t = hticket;
+    if (w == 0) break;
+    sr_chunk<U>(in, off, out, partial, done, w, t, &hcombine, temp);
+    __syncthreads(); /* hwork, hcombine and temp are reused */
+  }
+  if (threadIdx.x == 0) {
+    __threadfence();
+    if (atomicAdd(&q->exited, 1) == gridDim.x - 1) {
+      __threadfence();
+      *q = sr_queue{};
+    }
+  }
+}
+
+/* The warp kernels' part of the one launch after their share: sr_tail, or with SR_HELP sr_help or sr_tail
+ * for a tail block. */
+template <int U>
+__device__ __forceinline__ void sr_warp_end(const SR_T *in, const int *off, SR_T *out, sr_queue *q,
+                                            unsigned long long *items, SR_T *partial, unsigned *done,
+                                            unsigned capacity, unsigned share_blocks, bool tail_block, void *temp)
+{
+#if SR_HELP
+  if (tail_block) {
+    sr_start(q);
+    sr_tail<U>(in, off, out, q, items, partial, done, capacity, gridDim.x - share_blocks, temp,
+               blockIdx.x + share_blocks - gridDim.x, share_blocks, gridDim.x, gridDim.x);
+  } else {
+    sr_help<U>(in, off, out, q, items, partial, done, capacity, gridDim.x - share_blocks, temp);
+  }
+#else
+  sr_tail<U>(in, off, out, q, items, partial, done, capacity, share_blocks, temp, blockIdx.x, gridDim.x, blockIdx.x,
+             gridDim.x);
+#endif
 }
 
 /* One logical warp of L lanes per segment, SR_K consecutive segments at a time: the first T tiles of each
@@ -449,12 +514,13 @@ __device__ __forceinline__ void sr_tail(const SR_T *in, const int *off, SR_T *ou
     NAME(const SR_T *in, const int *off, SR_T *out, int n_seg, long long defer_items, sr_queue *q,           \
          unsigned long long *items, SR_T *partial, unsigned *done, unsigned capacity, unsigned share_blocks) \
   {                                                                                                          \
-    sr_start(q);                                                                                             \
+    const bool tail_block = SR_HELP && q && blockIdx.x + share_blocks >= gridDim.x;                          \
+    if (!SR_HELP) sr_start(q);                                                                               \
     const int defer = (int)min(defer_items, 0x7fffffffLL);                                                   \
     const SR_T id = SR_ID;                                                                                   \
     const int lane = threadIdx.x % L;                                                                        \
-    const int stride = gridDim.x * (SR_THREADS / L) * SR_K;                                                  \
-    int s0 = (blockIdx.x * (SR_THREADS / L) + threadIdx.x / L) * SR_K;                                       \
+    const int stride = (gridDim.x - (SR_HELP && q ? share_blocks : 0)) * (SR_THREADS / L) * SR_K;           \
+    int s0 = tail_block ? n_seg : (blockIdx.x * (SR_THREADS / L) + threadIdx.x / L) * SR_K;                  \
     int o[SR_K + 1];                                                                                         \
     _Pragma("unroll") for (int k = 0; k <= SR_K; ++k) o[k] = s0 < n_seg ? off[min(s0 + k, n_seg)] : 0;       \
     for (; s0 < n_seg; s0 += stride) {                                                                       \
@@ -515,7 +581,7 @@ __device__ __forceinline__ void sr_tail(const SR_T *in, const int *off, SR_T *ou
     }                                                                                                        \
     if (q) {                                                                                                 \
       DECLARE_BLOCK_TEMP;                                                                                    \
-      sr_tail<BU>(in, off, out, q, items, partial, done, capacity, share_blocks, temp, blockIdx.x, gridDim.x); \
+      sr_warp_end<BU>(in, off, out, q, items, partial, done, capacity, share_blocks, tail_block, temp);      \
     }                                                                                                        \
   }
 
@@ -733,7 +799,8 @@ extern "C" __global__ void __launch_bounds__(SR_THREADS, SR_RUN_MIN_BLOCKS)
       }
     __syncthreads(); /* so and deferred are reused */
   }
-  if (q) sr_tail<4>(in, off, out, q, items, partial, done, capacity, share_blocks, temp, blockIdx.x, gridDim.x);
+  if (q) sr_tail<4>(in, off, out, q, items, partial, done, capacity, share_blocks, temp, blockIdx.x, gridDim.x, blockIdx.x,
+                    gridDim.x);
 }
 
 /* One block per segment (grid-stride). Alone (q null), every block takes segments. In the adaptive launcher's
@@ -793,5 +860,6 @@ extern "C" __global__ void __launch_bounds__(SR_THREADS, SR_BLOCK_MIN_BLOCKS)
       __syncthreads(); /* temp and `first` are reused */
     }
   }
-  sr_tail<4>(in, off, out, q, items, partial, done, capacity, share_blocks, temp, rank, share_blocks);
+  sr_tail<4>(in, off, out, q, items, partial, done, capacity, share_blocks, temp, rank, share_blocks, rank,
+             share_blocks);
 }
