@@ -37,7 +37,6 @@ N_BYTES = 1 << 30
 THREADS = 256
 TYPES = {"f32": (np.float32, 4), "f64": (np.float64, 2), "i32": (np.int32, 4)}
 LENGTHS = ["32", "128", "1024", "8192", "65536", "1M", "random", "heavy"]
-HELP_TAILS = (2, 4)  # --variants help: its tail blocks an SM (kernels.cu SR_HELP)
 MAX_KERNEL_MS = 200.0   # a kernel whose first two runs take longer is reported from the faster alone
 SLOW_FACTOR, SLOW_MS = 8.0, 5.0  # so is one slower than both (SLOW_FACTOR x the read ceiling's run, SLOW_MS)
 
@@ -318,17 +317,6 @@ def run_config(cp, mods, cub, numba_k, tc, op, dist, d_x, x64, rounds, rng, sm_c
                                         np.uint32(state.cap), np.uint32(share)))
             return run
 
-        def help_launch(p, kernels, per_sm):
-            """The SR_HELP build's one launch: the fixed kernel's grid, then per_sm tail blocks an SM."""
-            f = kernels[p.kernel]
-            tail = min(sm_count * blocks_per_sm(cp, f), per_sm * sm_count)
-            grid = adaptive.fixed_grid(p.first, p.lanes, n_seg, sm_count) + tail
-
-            def run():
-                f((grid,), (THREADS,), (d_x, d_off, d_out, np.int32(n_seg), np.int64(p.defer), *state.args(),
-                                        np.uint32(state.cap), np.uint32(tail)))
-            return run
-
         p = adaptive.choose(n, n_seg, size)
         # (its own name: the lambdas above call `f`, sr_block, when timed; until 2026-12-03 this line rebound
         # it, so "block" was timed as the plan's kernel on a block's grid wherever the plan was not sr_block)
@@ -348,11 +336,6 @@ def run_config(cp, mods, cub, numba_k, tc, op, dist, d_x, x64, rounds, rng, sm_c
                 kv = {name: mods[v].get_function(name) for name in names}  # the plan and the explored warp plans
                 for q in dict.fromkeys([p] + [adaptive.Plan(f, L, d) for f, L, d in EXPLORE if f.startswith("warp")
                                               and d == 8192]):
-                    if v == "variant help" and q.first != "block":  # (kernels.cu SR_HELP: its own grid)
-                        for per_sm in HELP_TAILS:
-                            R.add(f"plan {q} [help, {per_sm} tail blocks an SM]",
-                                  help_launch(q, kv, per_sm), d_out, bytes_, {"plan": str(q)})
-                        continue
                     R.add(f"plan {q} [{v[8:]}]", adaptive_launch(q, kv), d_out, bytes_, {"plan": str(q)})
             resident = sm_count * blocks_per_sm(cp, fa)
             if p.first == "block":  # sr_block's one launch with other numbers of tail blocks (its own: two an SM)

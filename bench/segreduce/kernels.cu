@@ -60,10 +60,11 @@
 #define SR_ASSUME_ALIGNED 1 /* the vectorized warp loads' addresses in the kernels of 64 registers (sr_warp<L>t's
                              * first tiles, the four-tile loops), on 16-byte boundaries by construction, are said
                              * to be, so that the loads' own check of it (a scalar path beside every 16-byte load)
-                             * goes. Measured against 0 (2026-12-04, f32 sum, share of the read ceiling): random
-                             * lengths adaptive 0.921 against 0.868 (warpu32), warpt32 0.904 against 0.819; 1024
-                             * warpt8 0.941 against 0.908; 128 and 1M unchanged. (In the 32-register kernels and
-                             * sr_block it made ptxas spill.) */
+                             * goes. Measured against 0 (2026-12-04, H200, f32 sum, share of the read ceiling):
+                             * random lengths adaptive 0.921 against 0.868 (warpu32), warpt32 0.904 against 0.819;
+                             * 1024 warpt8 0.941 against 0.908; 128 and 1M unchanged; 2026-12-06 (H100, with
+                             * SR_ROUND): random 0.958 against 0.933. (In the 32-register kernels and sr_block it
+                             * made ptxas spill.) */
 #endif
 #if SR_ASSUME_ALIGNED
 #define SR_AL(p) (static_cast<const SR_T *>(__builtin_assume_aligned((p), 16)))
@@ -124,8 +125,9 @@ __device__ __forceinline__ int align_up(int p) { return (p + SR_N - 1) / SR_N * 
  * combined last, so that the tiles' loads need not wait for them (in WARP_RANGE the head's add holds the
  * warp before its first tile is asked for: a round trip more for every segment that starts off a 16-byte
  * boundary, 3 of 4 of random lengths), and what the full rounds leave (up to three full tiles and the
- * ragged end) is loaded at once, not a tile and a round trip at a time. SR_ROUND 0 (an --explore build,
- * "noround"): WARP_RANGE. */
+ * ragged end) is loaded at once, not a tile and a round trip at a time. SR_ROUND 0: WARP_RANGE (measured
+ * against it, H100, float32 sum, share of the read ceiling: random lengths 0.958 against 0.948,
+ * heavy-tailed 0.865 against 0.857, the fixed lengths unchanged; bench/README.md, 2026-12-06). */
 #ifndef SR_ROUND
 #define SR_ROUND 1
 #endif
@@ -340,57 +342,12 @@ __device__ __forceinline__ unsigned long long sr_next(sr_queue *q, const unsigne
   return sr_item(q, items, t, capacity, share_blocks);
 }
 
-/* Work item w (ticket t) reduced by this block: its chunk, then, where that was its segment's last chunk in,
- * the segment's partials in chunk order (combine: a flag in shared memory). */
-template <int U>
-__device__ __forceinline__ void sr_chunk(const SR_T *in, const int *off, SR_T *out, SR_T *partial, unsigned *done,
-                                         unsigned long long w, unsigned t, int *combine, void *temp)
-{
-  const unsigned j = (unsigned)w;
-  const int s = (int)(w >> 32) - 1;
-  const int sb = off[s], se = off[s + 1];
-  const int b = sb + (int)j * SR_CHUNK;
-  const SR_T acc = block_range<U>(in, b, (int)min((long long)b + SR_CHUNK, (long long)se));
-  SR_T agg;
-  BRED(&acc, &agg, temp);
-  const unsigned n = sr_chunk_count(se - sb);
-  if (threadIdx.x == 0) {
-    int last = 0;
-    if (n == 1) {
-      out[s] = agg;
-    } else {
-      partial[t] = agg;
-      __threadfence();
-      last = atomicAdd(done + (t - j), 1) == n - 1;
-    }
-    *combine = last;
-  }
-  __syncthreads();
-  if (*combine) { /* this segment's last chunk: its partials, in chunk order */
-    __threadfence();
-    const unsigned first = t - j;
-    SR_T a = SR_ID;
-    for (unsigned i = threadIdx.x; i < n; i += SR_THREADS) a = OPF(a, __ldcg(partial + first + i));
-    SR_T total;
-    BRED(&a, &total, temp);
-    if (threadIdx.x == 0) {
-      out[s] = total;
-      done[first] = 0;
-    }
-  }
-}
-
 /* rank, ranks: this block's place among the blocks that take part in the tail, and their number (blockIdx.x
- * and gridDim.x but in sr_block's one launch, whose blocks of segments leave before it, and in the SR_HELP
- * warp kernels'); share_blocks: the blocks with a share (rank < share_blocks: this one; in the SR_HELP warp
- * kernels' tail blocks, share_blocks is the blocks of segments and rank >= it stands for none); leavers:
- * the blocks that count themselves out in `exited` (the last of them zeroes the queue: ranks, or the whole
- * grid in the SR_HELP warp kernels, whose blocks of segments help and leave). */
+ * and gridDim.x but in sr_block's one launch, whose blocks of segments leave before it). */
 template <int U>
 __device__ __forceinline__ void sr_tail(const SR_T *in, const int *off, SR_T *out, sr_queue *q, unsigned long long *items,
                                         SR_T *partial, unsigned *done, unsigned capacity, unsigned share_blocks,
-                                        void *temp, unsigned rank, unsigned ranks, unsigned shared_rank,
-                                        unsigned leavers)
+                                        void *temp, unsigned rank, unsigned ranks)
 {
   __shared__ unsigned long long work;
   __shared__ unsigned ticket;
@@ -398,8 +355,8 @@ __device__ __forceinline__ void sr_tail(const SR_T *in, const int *off, SR_T *ou
   __syncthreads(); /* every warp of the block is through its share */
   if (threadIdx.x == 0) {
     __threadfence();
-    if (shared_rank < share_blocks) atomicAdd(&q->shared, 1);
-    if (shared_rank >= share_blocks) /* no share: the blocks with one (all started before) reserve first */
+    if (rank < share_blocks) atomicAdd(&q->shared, 1);
+    if (rank >= share_blocks) /* no share: the blocks with one (all started before) reserve first */
       while (sr_load_acquire(&q->shared) < share_blocks) __nanosleep(128);
     work = sr_next(q, items, &ticket, capacity, share_blocks, rank, ranks);
   }
@@ -413,7 +370,38 @@ __device__ __forceinline__ void sr_tail(const SR_T *in, const int *off, SR_T *ou
       __stcg(items + t, 0ull);
       next = sr_take(q, capacity, ranks); /* (its latency hides behind this chunk's loads) */
     }
-    sr_chunk<U>(in, off, out, partial, done, w, t, &combine, temp);
+    const unsigned j = (unsigned)w;
+    const int s = (int)(w >> 32) - 1;
+    const int sb = off[s], se = off[s + 1];
+    const int b = sb + (int)j * SR_CHUNK;
+    const SR_T acc = block_range<U>(in, b, (int)min((long long)b + SR_CHUNK, (long long)se));
+    SR_T agg;
+    BRED(&acc, &agg, temp);
+    const unsigned n = sr_chunk_count(se - sb);
+    if (threadIdx.x == 0) {
+      int last = 0;
+      if (n == 1) {
+        out[s] = agg;
+      } else {
+        partial[t] = agg;
+        __threadfence();
+        last = atomicAdd(done + (t - j), 1) == n - 1;
+      }
+      combine = last;
+    }
+    __syncthreads();
+    if (combine) { /* this segment's last chunk: its partials, in chunk order */
+      __threadfence();
+      const unsigned first = t - j;
+      SR_T a = SR_ID;
+      for (unsigned i = threadIdx.x; i < n; i += SR_THREADS) a = OPF(a, __ldcg(partial + first + i));
+      SR_T total;
+      BRED(&a, &total, temp);
+      if (threadIdx.x == 0) {
+        out[s] = total;
+        done[first] = 0;
+      }
+    }
     if (threadIdx.x == 0) {
       if (next == SR_NONE) {
         work = sr_next(q, items, &ticket, capacity, share_blocks, rank, ranks);
@@ -426,83 +414,11 @@ __device__ __forceinline__ void sr_tail(const SR_T *in, const int *off, SR_T *ou
   }
   if (threadIdx.x == 0) {
     __threadfence();
-    if (atomicAdd(&q->exited, 1) == leavers - 1) { /* every other block of the tail is out */
+    if (atomicAdd(&q->exited, 1) == ranks - 1) { /* every other block of the tail is out */
       __threadfence();
       *q = sr_queue{};
     }
   }
-}
-
-/* SR_HELP (an --explore build, "help"): the warp kernels' one launch on the fixed kernel's grid (its
- * blocks of segments hardware-scheduled: H100, float32, 1024 items 0.958 of the read ceiling on the grid of
- * the blocks the GPU holds at once, 0.990 on the fixed grid) and share_blocks tail blocks after it. A block of
- * segments reserves the long segments it meets, counts itself in `shared`, then helps: it takes reserved work
- * items by compare-and-swap, one try a take (a helper never waits to take, and never holds a ticket), and
- * leaves when a take fails; the tail blocks wait until every block of segments is through reserving, then
- * take the rest as sr_tail's blocks. Every block counts itself out; the last zeroes the queue. (Without
- * helping, the tail blocks alone: random lengths 0.611, heavy-tailed 0.533, 1M 0.750; the resident grid's
- * 0.958, 0.865, 0.981.) */
-#ifndef SR_HELP
-#define SR_HELP 0
-#endif
-template <int U>
-__device__ __forceinline__ void sr_help(const SR_T *in, const int *off, SR_T *out, sr_queue *q, unsigned long long *items,
-                                        SR_T *partial, unsigned *done, unsigned capacity, unsigned seg_blocks, void *temp)
-{
-  __shared__ unsigned long long hwork;
-  __shared__ unsigned hticket;
-  __shared__ int hcombine;
-  __syncthreads(); /* every warp of the block is through its share */
-  if (threadIdx.x == 0) {
-    __threadfence();
-    atomicAdd(&q->shared, 1);
-  }
-  for (;;) {
-    if (threadIdx.x == 0) {
-      unsigned long long w = 0;
-      const unsigned t = sr_load_acquire(&q->taken);
-      if (t < sr_end(q, capacity) && atomicCAS(&q->taken, t, t + 1) == t) { /* reserved: its writer runs */
-        w = sr_item(q, items, t, capacity, seg_blocks);
-        if (w) __stcg(items + t, 0ull);
-      }
-      hwork = w;
-      hticket = t;
-    }
-    __syncthreads();
-    const unsigned long long w = hwork;
-    const unsigned t = hticket;
-    if (w == 0) break;
-    sr_chunk<U>(in, off, out, partial, done, w, t, &hcombine, temp);
-    __syncthreads(); /* hwork, hcombine and temp are reused */
-  }
-  if (threadIdx.x == 0) {
-    __threadfence();
-    if (atomicAdd(&q->exited, 1) == gridDim.x - 1) {
-      __threadfence();
-      *q = sr_queue{};
-    }
-  }
-}
-
-/* The warp kernels' part of the one launch after their share: sr_tail, or with SR_HELP sr_help or sr_tail
- * for a tail block. */
-template <int U>
-__device__ __forceinline__ void sr_warp_end(const SR_T *in, const int *off, SR_T *out, sr_queue *q,
-                                            unsigned long long *items, SR_T *partial, unsigned *done,
-                                            unsigned capacity, unsigned share_blocks, bool tail_block, void *temp)
-{
-#if SR_HELP
-  if (tail_block) {
-    sr_start(q);
-    sr_tail<U>(in, off, out, q, items, partial, done, capacity, gridDim.x - share_blocks, temp,
-               blockIdx.x + share_blocks - gridDim.x, share_blocks, gridDim.x, gridDim.x);
-  } else {
-    sr_help<U>(in, off, out, q, items, partial, done, capacity, gridDim.x - share_blocks, temp);
-  }
-#else
-  sr_tail<U>(in, off, out, q, items, partial, done, capacity, share_blocks, temp, blockIdx.x, gridDim.x, blockIdx.x,
-             gridDim.x);
-#endif
 }
 
 /* One logical warp of L lanes per segment, SR_K consecutive segments at a time: the first T tiles of each
@@ -514,13 +430,12 @@ __device__ __forceinline__ void sr_warp_end(const SR_T *in, const int *off, SR_T
     NAME(const SR_T *in, const int *off, SR_T *out, int n_seg, long long defer_items, sr_queue *q,           \
          unsigned long long *items, SR_T *partial, unsigned *done, unsigned capacity, unsigned share_blocks) \
   {                                                                                                          \
-    const bool tail_block = SR_HELP && q && blockIdx.x + share_blocks >= gridDim.x;                          \
-    if (!SR_HELP) sr_start(q);                                                                               \
+    sr_start(q);                                                                                             \
     const int defer = (int)min(defer_items, 0x7fffffffLL);                                                   \
     const SR_T id = SR_ID;                                                                                   \
     const int lane = threadIdx.x % L;                                                                        \
-    const int stride = (gridDim.x - (SR_HELP && q ? share_blocks : 0)) * (SR_THREADS / L) * SR_K;           \
-    int s0 = tail_block ? n_seg : (blockIdx.x * (SR_THREADS / L) + threadIdx.x / L) * SR_K;                  \
+    const int stride = gridDim.x * (SR_THREADS / L) * SR_K;                                                  \
+    int s0 = (blockIdx.x * (SR_THREADS / L) + threadIdx.x / L) * SR_K;                                       \
     int o[SR_K + 1];                                                                                         \
     _Pragma("unroll") for (int k = 0; k <= SR_K; ++k) o[k] = s0 < n_seg ? off[min(s0 + k, n_seg)] : 0;       \
     for (; s0 < n_seg; s0 += stride) {                                                                       \
@@ -581,7 +496,7 @@ __device__ __forceinline__ void sr_warp_end(const SR_T *in, const int *off, SR_T
     }                                                                                                        \
     if (q) {                                                                                                 \
       DECLARE_BLOCK_TEMP;                                                                                    \
-      sr_warp_end<BU>(in, off, out, q, items, partial, done, capacity, share_blocks, tail_block, temp);      \
+      sr_tail<BU>(in, off, out, q, items, partial, done, capacity, share_blocks, temp, blockIdx.x, gridDim.x); \
     }                                                                                                        \
   }
 
@@ -799,8 +714,7 @@ extern "C" __global__ void __launch_bounds__(SR_THREADS, SR_RUN_MIN_BLOCKS)
       }
     __syncthreads(); /* so and deferred are reused */
   }
-  if (q) sr_tail<4>(in, off, out, q, items, partial, done, capacity, share_blocks, temp, blockIdx.x, gridDim.x, blockIdx.x,
-                    gridDim.x);
+  if (q) sr_tail<4>(in, off, out, q, items, partial, done, capacity, share_blocks, temp, blockIdx.x, gridDim.x);
 }
 
 /* One block per segment (grid-stride). Alone (q null), every block takes segments. In the adaptive launcher's
@@ -860,6 +774,5 @@ extern "C" __global__ void __launch_bounds__(SR_THREADS, SR_BLOCK_MIN_BLOCKS)
       __syncthreads(); /* temp and `first` are reused */
     }
   }
-  sr_tail<4>(in, off, out, q, items, partial, done, capacity, share_blocks, temp, rank, share_blocks, rank,
-             share_blocks);
+  sr_tail<4>(in, off, out, q, items, partial, done, capacity, share_blocks, temp, rank, share_blocks);
 }

@@ -54,10 +54,8 @@ for t in "${BM_TYPES[@]}"; do
   done
 done
 # bench.py --explore --variants NAME times a build of the f32 sum kernels with other -D options, made here as
-# "$out/f32-sum-NAME" (since measured and gone: unaligned, SR_ASSUME_ALIGNED 0; noround, SR_ROUND 0; ldg, the full
-# tiles by ld.global.nc: bench/README.md, 2026-12-06); help: the warp kernels' one launch on the fixed kernel's
-# grid with tail blocks, the blocks of segments helping with the chunks (kernels.cu SR_HELP; bench.py HELP_TAILS)
-bm_reduce f32 float 4 "(-3.402823466e+38f)" sum "$out/catalog" "$out/f32-sum-help" -Xnvrtc -DSR_HELP=1
+# "$out/f32-sum-NAME" (none now; measured and gone: unaligned, SR_ASSUME_ALIGNED 0; noround, SR_ROUND 0; ldg, the
+# full tiles by ld.global.nc; help, kernels.cu SR_HELP in the history: bench/README.md, 2026-12-06)
 nvcc -O3 -shared -Xcompiler -fPIC -arch="$ARCH" -std=c++17 -o "$out/cub_baselines.so" bench/segreduce/cub_segreduce.cu
 mkdir -p "$out/src" && cp bench/segreduce/kernels.cu bench/scan/scan.cu "$out/src/"  # (device.sh: built from these)
 du -sh "$out"
