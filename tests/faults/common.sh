@@ -3,6 +3,9 @@
 # generated on demand), link(), and the reference cubins ref_k.cubin and ref_g.cubin, linked without faults.
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
+# (a process killed mid-generation leaves its generator's work folder: under $work, not in /tmp)
+export TMPDIR=$work/tmp
+mkdir -p "$TMPDIR"
 fail=0
 bad() { echo "FAIL: $*"; fail=1; }
 
