@@ -202,6 +202,16 @@ __device__ __forceinline__ unsigned sr_load_acquire(const unsigned *p)
 
 #define SR_NONE 0xffffffffu
 
+/* Where a logical warp writes segment i's result (WARP_KERNEL): i computed where it is used, through an opaque
+ * copy, in the kernels of T > 1 first tiles and the 8-byte types' (ptxas otherwise keeps the output's address,
+ * known before the segment's range, across the range: int32 max sr_warp32t spilled 8 bytes at 64 registers,
+ * float64 max sr_warp32 16 bytes at 40; with the copy in every kernel, int32 max sr_warp32u spilled 12). */
+template <int T> __device__ __forceinline__ int sr_out_index(int i)
+{
+  if (T > 1 || sizeof(SR_T) > 4) asm volatile("" : "+r"(i));
+  return i;
+}
+
 /* Whether the reservation of `count` items from `first` fits the queue. */
 __device__ __forceinline__ bool sr_fits(unsigned first, unsigned count, unsigned capacity)
 {
@@ -491,7 +501,7 @@ __device__ __forceinline__ void sr_tail(const SR_T *in, const int *off, SR_T *ou
         if (b[k + 1] > from) acc = RANGE(in, from, b[k + 1], lane, acc);                                     \
         SR_T agg;                                                                                            \
         WRED(L)(&acc, &agg, 0);                                                                              \
-        if (lane == 0) out[s0 + k] = agg;                                                                    \
+        if (lane == 0) out[sr_out_index<T>(s0 + k)] = agg;                                                   \
       }                                                                                                      \
     }                                                                                                        \
     if (q) {                                                                                                 \
