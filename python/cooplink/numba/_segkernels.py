@@ -213,14 +213,14 @@ def _kernel(dtype, op, name, min_blocks):
             a = min(i32((p + i32(vec - 1)) & i32(-vec)), e)  # (p >= 0: the next vector boundary)
             h = ident()  # (rounds: the head, combined last so that the tiles' loads need not wait for it)
             if vec - 1 <= lanes:  # the head: up to vec - 1 items, one a thread
-                if rank < a - p:
+                if rank < i32(a - p):
                     if rounds:
                         h = d_in[u32(p + rank)]
                     else:
                         acc = opf(acc, d_in[u32(p + rank)])
             else:  # (more than the lanes: 1- and 2-byte items in a small logical warp)
                 i = rank
-                while i < a - p:
+                while i < i32(a - p):
                     if rounds:
                         h = opf(h, d_in[u32(p + i)])
                     else:
@@ -579,7 +579,7 @@ def _kernel(dtype, op, name, min_blocks):
                 o0, o1, o2 = (i32(off[u32(nxt)] + sh), i32(off[u32(min(i32(nxt + 1), n_seg))] + sh),
                               i32(off[u32(min(i32(nxt + 2), n_seg))] + sh))
             finish(d_in, out, s0, b0, b1, x0, y0, z0, w0, lane, defer_items, q, items, capacity)
-            if s0 + 1 < n_seg:
+            if i32(s0 + 1) < n_seg:
                 finish(d_in, out, i32(s0 + 1), b1, b2, x1, y1, z1, w1, lane, defer_items, q, items, capacity)
             s0 = nxt
         if use_tail:
