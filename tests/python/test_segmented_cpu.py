@@ -131,6 +131,11 @@ def test_kernels_link_inlined(device_functions_without_gpu, dtype, op, name):
     # BlockReduce in the tail once made it 136)
     frames = re.findall(r"(\d+) bytes stack frame", out["log"])
     assert frames and max(int(f) for f in frames) <= 32, out["log"]
+    if name[-1] in "ut":  # the 64-register kernels: a round's tiles addressed from one base, as kernels.cu's
+        # pointer arithmetic gives (each tile's own 64-bit address computation before 2026-12-06)
+        tile = int(re.search(r"sr_warp(\d+)", name).group(1)) * 16
+        offsets = set(re.findall(r"ld\.global\.v\d\.\w+\s+\{[^}]*\}, \[%rd\d+\+(\d+)\]", ptx))
+        assert {str(tile), str(2 * tile), str(3 * tile)} <= offsets, offsets
 
 
 def test_loops_keep_the_tiles_in_flight_of_kernels_cu():

@@ -13,38 +13,55 @@ THREADS = _segplan.THREADS
 SEGS = _segplan.SEGS_IN_FLIGHT  # (written out in the warp kernel: two)
 
 
-def _at_intrinsic(align=0):
+def _at_intrinsic(align=0, offset=False):
     """at(ary, i): ary from element i on, without a slice's clamping (the loads use only the address):
     Numba's slices cost the bounded kernels their register budget. align: the address is said to be a
     multiple of it (llvm.assume of its low bits, what kernels.cu's SR_AL, __builtin_assume_aligned, says),
-    so that the vectorized loads' own check of it, and the scalar path beside each, fold away."""
+    so that the vectorized loads' own check of it, and the scalar path beside each, fold away. offset:
+    at(ary, i, k), ary from element i + k on, k added after i is widened (a tile's address as the base's plus
+    a constant, as C's pointer arithmetic gives: i32(i + k) is a 64-bit add cut to 32 bits and widened again,
+    which LLVM cannot fold into the base, so every tile had an address computation of its own)."""
     from llvmlite import ir
     from numba.cuda import cgutils, types
     from numba.cuda.extending import intrinsic
 
+    def typer(ary, i, k):
+        if not isinstance(ary, types.Array) or ary.ndim != 1 or not isinstance(i, types.Integer) or \
+                (offset and not isinstance(k, types.Integer)):
+            return None
+        return (ary(ary, i, k) if offset else ary(ary, i)), codegen
+
+    def codegen(context, builder, sig, args):
+        aryty = sig.args[0]
+        a = context.make_array(aryty)(context, builder, value=args[0])
+        idx = context.cast(builder, args[1], sig.args[1], types.intp)
+        data = builder.gep(a.data, [idx], inbounds=True)
+        if offset:
+            k = context.cast(builder, args[2], sig.args[2], types.intp)
+            idx = builder.add(idx, k)
+            data = builder.gep(data, [k], inbounds=True)
+        out = context.make_array(aryty)(context, builder)
+        shape = builder.sub(cgutils.unpack_tuple(builder, a.shape)[0], idx)
+        if align:
+            i64 = ir.IntType(64)
+            low = builder.and_(builder.ptrtoint(data, i64), ir.Constant(i64, align - 1))
+            assume = cgutils.get_or_insert_function(builder.module, ir.FunctionType(ir.VoidType(), [ir.IntType(1)]),
+                                                    "llvm.assume")
+            builder.call(assume, [builder.icmp_unsigned("==", low, ir.Constant(i64, 0))])
+        context.populate_array(out, data=data,
+                               shape=cgutils.pack_array(builder, [shape]), strides=a.strides,
+                               itemsize=a.itemsize, meminfo=a.meminfo, parent=a.parent)
+        return out._getvalue()
+
+    if offset:
+        @intrinsic
+        def at_k(typingctx, ary, i, k):
+            return typer(ary, i, k)
+        return at_k
+
     @intrinsic
     def at(typingctx, ary, i):
-        if not isinstance(ary, types.Array) or ary.ndim != 1 or not isinstance(i, types.Integer):
-            return None
-
-        def codegen(context, builder, sig, args):
-            aryty = sig.args[0]
-            a = context.make_array(aryty)(context, builder, value=args[0])
-            idx = context.cast(builder, args[1], sig.args[1], types.intp)
-            out = context.make_array(aryty)(context, builder)
-            shape = builder.sub(cgutils.unpack_tuple(builder, a.shape)[0], idx)
-            data = builder.gep(a.data, [idx], inbounds=True)
-            if align:
-                i64 = ir.IntType(64)
-                low = builder.and_(builder.ptrtoint(data, i64), ir.Constant(i64, align - 1))
-                assume = cgutils.get_or_insert_function(builder.module, ir.FunctionType(ir.VoidType(), [ir.IntType(1)]),
-                                                        "llvm.assume")
-                builder.call(assume, [builder.icmp_unsigned("==", low, ir.Constant(i64, 0))])
-            context.populate_array(out, data=data,
-                                   shape=cgutils.pack_array(builder, [shape]), strides=a.strides,
-                                   itemsize=a.itemsize, meminfo=a.meminfo, parent=a.parent)
-            return out._getvalue()
-        return ary(ary, i), codegen
+        return typer(ary, i, None)
     return at
 
 
@@ -139,6 +156,8 @@ def _kernel(dtype, op, name, min_blocks):
     # the 64-register warp kernels' vectorized loads, on 16-byte boundaries by construction (kernels.cu
     # SR_ASSUME_ALIGNED: not the bounded kernels' or sr_block's, where ptxas then spilled)
     at_al = _at_intrinsic(_segplan.VECTOR_BYTES)
+    # their tiles' addresses as a base's plus a constant (at_k; the bounded kernels keep at and their registers)
+    at_k, at_alk = _at_intrinsic(offset=True), _at_intrinsic(_segplan.VECTOR_BYTES, offset=True)
     # acquire: the queue's counters (kernels.cu sr_load_acquire); volatile: the spin on a work item; cg:
     # the partials another block wrote (not through this SM's L1)
     ld_acquire, ldcv, ldcg = _load_intrinsic("acquire.gpu"), _load_intrinsic("volatile"), _load_intrinsic("cg")
@@ -189,19 +208,20 @@ def _kernel(dtype, op, name, min_blocks):
         rounds = aligned and U == 4
 
         @cuda.jit(device=True, inline="always")
-        def some_tile(d_in, q, e, t):
+        def some_tile(d_in, p, k, e, t):
+            q = i32(p + k)
             if i32(q + tile) <= e:
-                load(atv(d_in, q), t)
+                load(at_alk(d_in, p, k), t)
             else:
-                loadg(at(d_in, q), t, i32(max(i32(0), i32(e - q))), ident())
+                loadg(at_k(d_in, p, k), t, i32(max(i32(0), i32(e - q))), ident())
 
         @cuda.jit(device=True, inline="always")
         def last_round(d_in, p, e, x, y, z, w):
             # (kernels.cu WARP_RANGE_ROUND's _last) up to three full tiles and the ragged end, at once
-            some_tile(d_in, p, e, x)
-            some_tile(d_in, i32(p + tile), e, y)
-            some_tile(d_in, i32(p + 2 * tile), e, z)
-            some_tile(d_in, i32(p + 3 * tile), e, w)
+            some_tile(d_in, p, 0, e, x)
+            some_tile(d_in, p, tile, e, y)
+            some_tile(d_in, p, 2 * tile, e, z)
+            some_tile(d_in, p, 3 * tile, e, w)
             return opf(opf(thread_reduce(x), thread_reduce(y)), opf(thread_reduce(z), thread_reduce(w)))
 
         @cuda.jit(device=True, inline="always")
@@ -228,11 +248,18 @@ def _kernel(dtype, op, name, min_blocks):
                     i += lanes
             p = a
             while i32(p + U * tile) <= e:
-                load(atv(d_in, p), x)
-                load(atv(d_in, i32(p + tile)), y)
-                if U == 4:
-                    load(atv(d_in, i32(p + 2 * tile)), z)
-                    load(atv(d_in, i32(p + 3 * tile)), w)
+                if aligned:
+                    load(at_alk(d_in, p, 0), x)
+                    load(at_alk(d_in, p, tile), y)
+                    if U == 4:
+                        load(at_alk(d_in, p, 2 * tile), z)
+                        load(at_alk(d_in, p, 3 * tile), w)
+                else:
+                    load(atv(d_in, p), x)
+                    load(atv(d_in, i32(p + tile)), y)
+                    if U == 4:
+                        load(atv(d_in, i32(p + 2 * tile)), z)
+                        load(atv(d_in, i32(p + 3 * tile)), w)
                 acc = opf(acc, opf(thread_reduce(x), thread_reduce(y)))
                 if U == 4:
                     acc = opf(acc, opf(thread_reduce(z), thread_reduce(w)))
@@ -513,12 +540,13 @@ def _kernel(dtype, op, name, min_blocks):
             wloadg(at(d_in, b), x, i32(0) if n > defer_items else i32(min(n, tile)), ident())
 
     @cuda.jit(device=True, inline="always")
-    def later_tile(d_in, b, rest, vector, x):
-        # (sr_warp<L>t) one of a segment's first tiles after the first, `rest` the segment's items from b
+    def later_tile(d_in, b, k, rest, vector, x):
+        # (sr_warp<L>t) one of a segment's first tiles after the first, from b + k, `rest` the segment's items
+        # from there
         if vector and rest >= tile:
-            wload(at0(d_in, b), x)
+            wload(at_alk(d_in, b, k), x)
         else:
-            wloadg(at(d_in, b), x, i32(max(i32(0), min(rest, i32(tile)))), ident())
+            wloadg(at_k(d_in, b, k), x, i32(max(i32(0), min(rest, i32(tile)))), ident())
 
     @cuda.jit(device=True, inline="always")
     def first_tiles(d_in, b, n, defer_items, x, y, z, w):
@@ -527,9 +555,9 @@ def _kernel(dtype, op, name, min_blocks):
         if T == 4:
             m = i32(0) if n > defer_items else n
             vector = (b & i32(vec - 1)) == 0
-            later_tile(d_in, i32(b + tile), i32(m - tile), vector, y)
-            later_tile(d_in, i32(b + 2 * tile), i32(m - 2 * tile), vector, z)
-            later_tile(d_in, i32(b + 3 * tile), i32(m - 3 * tile), vector, w)
+            later_tile(d_in, b, tile, i32(m - tile), vector, y)
+            later_tile(d_in, b, 2 * tile, i32(m - 2 * tile), vector, z)
+            later_tile(d_in, b, 3 * tile, i32(m - 3 * tile), vector, w)
 
     @cuda.jit(device=True, inline="always")
     def finish(d_in, out, s, b, e, x, y, z, w, lane, defer_items, q, items, capacity):
