@@ -26,6 +26,7 @@ import argparse
 import ctypes
 import json
 import os
+import re
 import statistics
 import subprocess
 import sys
@@ -67,10 +68,10 @@ class State:
     """The adaptive kernels' queue, work items, partials and counters (zeroed once; a call leaves them
     zeroed), large enough for any deferral of `defer` items or more (0: any plan)."""
 
-    def __init__(self, cp, n, n_seg, dtype, defer=0):
+    def __init__(self, cp, n, n_seg, dtype, defer=0, chunk_bytes=None):
         size = np.dtype(dtype).itemsize
-        self.chunk = adaptive.chunk_items(size)
-        cap = adaptive.work_capacity(n, n_seg, size, defer)
+        self.chunk = chunk_bytes // size if chunk_bytes else adaptive.chunk_items(size)
+        cap = adaptive.work_capacity(n, n_seg, size, defer, self.chunk)
         self.queue = cp.zeros(8, cp.uint32)  # kernels.cu sr_queue
         self.cap = cap
         self.items = cp.zeros(cap, cp.uint64)
@@ -308,13 +309,13 @@ def run_config(cp, mods, cub, numba_k, tc, op, dist, d_x, x64, rounds, rng, sm_c
             f"sr_warp{L}t" for L in (8, 16, 32)]
         k = {name: m.get_function(name) for name in names}
 
-        def adaptive_launch(p, kernels=k):
+        def adaptive_launch(p, kernels=k, st=state):
             f = kernels[p.kernel]
             grid, share = adaptive.grid(p, n_seg, sm_count, sm_count * blocks_per_sm(cp, f))
 
             def run():
-                f((grid,), (THREADS,), (d_x, d_off, d_out, np.int32(n_seg), np.int64(p.defer), *state.args(),
-                                        np.uint32(state.cap), np.uint32(share)))
+                f((grid,), (THREADS,), (d_x, d_off, d_out, np.int32(n_seg), np.int64(p.defer), *st.args(),
+                                        np.uint32(st.cap), np.uint32(share)))
             return run
 
         p = adaptive.choose(n, n_seg, size)
@@ -334,9 +335,16 @@ def run_config(cp, mods, cub, numba_k, tc, op, dist, d_x, x64, rounds, rng, sm_c
                     R.add(f"plan {q}", adaptive_launch(q), d_out, bytes_, {"plan": str(q)})
             for v in [v for v in mods if v.startswith("variant ")]:  # other builds of the kernels (--variants):
                 kv = {name: mods[v].get_function(name) for name in names}  # the plan and the explored warp plans
+                ck = re.fullmatch(r"chunk(\d+)k", v[8:])  # (a build of other chunks: a queue of its own)
+                sv = State(cp, n, n_seg, dtype, chunk_bytes=int(ck[1]) * 1024) if ck else state
                 for q in dict.fromkeys([p] + [adaptive.Plan(f, L, d) for f, L, d in EXPLORE if f.startswith("warp")
                                               and d == 8192]):
-                    R.add(f"plan {q} [{v[8:]}]", adaptive_launch(q, kv), d_out, bytes_, {"plan": str(q)})
+                    key = f"plan {q} [{v[8:]}]"
+                    R.add(key, adaptive_launch(q, kv, sv), d_out, bytes_, {"plan": str(q)})
+                    left = sv.left()
+                    if left and "wrong" in R.info[key]:  # (a call must leave its queue zeroed)
+                        R.info[key]["wrong"] += 1
+                        R.info[key]["first_wrong"] = f"{left} queue words left non-zero"
             resident = sm_count * blocks_per_sm(cp, fa)
             if p.first == "block":  # sr_block's one launch with other numbers of tail blocks (its own: two an SM)
                 for per_sm in (1, 4, resident // sm_count):
@@ -434,7 +442,8 @@ def main():
     ap.add_argument("--no-torch", action="store_true")
     ap.add_argument("--explore", action="store_true", help="also other plans of the adaptive launcher (sums)")
     ap.add_argument("--variants", default="", help="with --explore: other builds of the f32 sum kernels to time "
-                    "the plans with, .gpubench/f32-sum-<name> (prepare.sh), comma-separated")
+                    "the plans with, .gpubench/f32-sum-<name> (prepare.sh), comma-separated (chunk<K>k: chunks of K KB, "
+                    "with a queue of that size)")
     ap.add_argument("--builds", default=",".join(Runner.builds),
                     help="the kernels' builds to time (cooplink, whole, nvcc: the zero-overhead check needs all)")
     ap.add_argument("--verbose", action="store_true", help="each kernel's first run on stderr as it happens")

@@ -3,6 +3,8 @@
 # paths) and ARCH (sm_XX), and runs from the repository root; BM_LINK_OPTS adds options to the links
 # (--verbose: the logs name the bundles linked and each kernel's registers and stack; it also changes
 # the cubins' bytes, so the benchmark's own builds go without it).
+# BM_CHUNK_BYTES: the tail's chunk in bytes (262144, _segplan.CHUNK_BYTES; other sizes for bench.py's
+# --variants chunk<K>k builds).
 #
 #   bm_symbols TC N             the symbols the reduce (sum, max) and scan kernels of one type call
 #   bm_reduce TC CT N LOWEST OP CATALOG DIR
@@ -80,7 +82,7 @@ bm_reduce() {  # bm_reduce TC CT N LOWEST OP CATALOG DIR [DEFS...: more -Xnvrtc 
   tcu=$(echo "$tc" | tr a-z A-Z)
   local defs=(-Xnvrtc "-DSR_T=$ct" -Xnvrtc "-DSR_TC=$tc" -Xnvrtc "-DSR_TCU=$tcu" -Xnvrtc "-DSR_TC_$tcu"
               -Xnvrtc "-DOP_$(echo "$op" | tr a-z A-Z)" -Xnvrtc "-DSR_N=$n" -Xnvrtc "-DSR_N4=$((n * 4))"
-              -Xnvrtc "-DSR_ID=$id" -Xnvrtc "-DSR_CHUNK=$((262144 / (n == 2 ? 8 : 4)))"
+              -Xnvrtc "-DSR_ID=$id" -Xnvrtc "-DSR_CHUNK=$((${BM_CHUNK_BYTES:-262144} / (n == 2 ? 8 : 4)))"
               -Xnvrtc "-DSR_WARP_MIN_BLOCKS=$((n == 2 ? 6 : 8))" -Xnvrtc "-DSR_RUN_MIN_BLOCKS=$((n == 2 ? 3 : 4))")
   defs+=(-Xnvrtc "-DBRED_TEMP_BYTES=COOP_BLOCK_REDUCE_${up}_T256_I1_WARP_REDUCTIONS_TEMP_BYTES" "$@")
   if [ "$n" = 2 ]; then  # sr_run's segmented scan (bm_symbols)

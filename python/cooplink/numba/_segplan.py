@@ -119,7 +119,7 @@ def choose(n, n_seg, itemsize, warpt=True, **override):
     return Plan(**{**p.__dict__, **override})
 
 
-def work_capacity(n, n_seg, itemsize, defer):
+def work_capacity(n, n_seg, itemsize, defer, chunk=None):
     """The most work items (chunks) a call can reserve: each deferred segment (longer than `defer`, so at
-    most n / (defer + 1) of them) rounds its last chunk up."""
-    return n // chunk_items(itemsize) + min(n_seg, n // (defer + 1)) + 1
+    most n / (defer + 1) of them) rounds its last chunk up. chunk: items a chunk (chunk_items's by default)."""
+    return n // (chunk or chunk_items(itemsize)) + min(n_seg, n // (defer + 1)) + 1
