@@ -318,16 +318,20 @@ def run_config(cp, mods, cub, numba_k, tc, op, dist, d_x, x64, rounds, rng, sm_c
                                         np.uint32(st.cap), np.uint32(share)))
             return run
 
+        def add_queued(key, launch, st, info):
+            """R.add of a launch through the queue `st`, which a call must leave zeroed."""
+            R.add(key, launch, d_out, bytes_, info)
+            left = st.left()
+            if left and "wrong" in R.info[key]:
+                R.info[key]["wrong"] += 1
+                R.info[key]["first_wrong"] = f"{left} queue words left non-zero"
+
         p = adaptive.choose(n, n_seg, size)
         # (its own name: the lambdas above call `f`, sr_block, when timed; until 2026-12-03 this line rebound
         # it, so "block" was timed as the plan's kernel on a block's grid wherever the plan was not sr_block)
         fa = k[p.kernel]
-        R.add(f"{build} adaptive", adaptive_launch(p), d_out, bytes_,
-              {"regs": fa.num_regs, "local": fa.local_size_bytes, "plan": str(p)})
-        left = state.left()
-        if left and "wrong" in R.info[f"{build} adaptive"]:  # a call must leave the queue zeroed
-            R.info[f"{build} adaptive"]["wrong"] += 1
-            R.info[f"{build} adaptive"]["first_wrong"] = f"{left} queue words left non-zero"
+        add_queued(f"{build} adaptive", adaptive_launch(p), state,
+                   {"regs": fa.num_regs, "local": fa.local_size_bytes, "plan": str(p)})
         if explore and build == "cooplink":
             for first, lanes, defer in EXPLORE:
                 q = adaptive.Plan(first, lanes, defer if defer > 0 else -defer * state.chunk)
@@ -339,12 +343,7 @@ def run_config(cp, mods, cub, numba_k, tc, op, dist, d_x, x64, rounds, rng, sm_c
                 sv = State(cp, n, n_seg, dtype, chunk_bytes=int(ck[1]) * 1024) if ck else state
                 for q in dict.fromkeys([p] + [adaptive.Plan(f, L, d) for f, L, d in EXPLORE if f.startswith("warp")
                                               and d == 8192]):
-                    key = f"plan {q} [{v[8:]}]"
-                    R.add(key, adaptive_launch(q, kv, sv), d_out, bytes_, {"plan": str(q)})
-                    left = sv.left()
-                    if left and "wrong" in R.info[key]:  # (a call must leave its queue zeroed)
-                        R.info[key]["wrong"] += 1
-                        R.info[key]["first_wrong"] = f"{left} queue words left non-zero"
+                    add_queued(f"plan {q} [{v[8:]}]", adaptive_launch(q, kv, sv), sv, {"plan": str(q)})
             resident = sm_count * blocks_per_sm(cp, fa)
             if p.first == "block":  # sr_block's one launch with other numbers of tail blocks (its own: two an SM)
                 for per_sm in (1, 4, resident // sm_count):

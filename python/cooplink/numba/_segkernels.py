@@ -203,15 +203,20 @@ def _kernel(dtype, op, name, min_blocks):
         (2 or 4) at a time, then one at a time, the ragged end guarded (kernels.cu WARP_RANGE). aligned
         (the 64-register warp kernels): the full tiles' addresses said to be on 16-byte boundaries (at_al),
         and the range read in fewer round trips, the head combined last and what the full rounds leave
-        loaded at once (kernels.cu WARP_RANGE_ROUND)."""
-        atv = at_al if aligned else at
+        loaded at once (kernels.cu WARP_RANGE_ROUND), the tiles addressed from one base (at_alk)."""
         rounds = aligned and U == 4
+        if aligned:
+            tile_at = at_alk
+        else:
+            @cuda.jit(device=True, inline="always")
+            def tile_at(d_in, p, k):  # (the bounded kernels' and sr_block's addressing, as measured)
+                return at(d_in, i32(p + k))
 
         @cuda.jit(device=True, inline="always")
         def some_tile(d_in, p, k, e, t):
             q = i32(p + k)
             if i32(q + tile) <= e:
-                load(at_alk(d_in, p, k), t)
+                load(tile_at(d_in, p, k), t)
             else:
                 loadg(at_k(d_in, p, k), t, i32(max(i32(0), i32(e - q))), ident())
 
@@ -248,18 +253,11 @@ def _kernel(dtype, op, name, min_blocks):
                     i += lanes
             p = a
             while i32(p + U * tile) <= e:
-                if aligned:
-                    load(at_alk(d_in, p, 0), x)
-                    load(at_alk(d_in, p, tile), y)
-                    if U == 4:
-                        load(at_alk(d_in, p, 2 * tile), z)
-                        load(at_alk(d_in, p, 3 * tile), w)
-                else:
-                    load(atv(d_in, p), x)
-                    load(atv(d_in, i32(p + tile)), y)
-                    if U == 4:
-                        load(atv(d_in, i32(p + 2 * tile)), z)
-                        load(atv(d_in, i32(p + 3 * tile)), w)
+                load(tile_at(d_in, p, 0), x)
+                load(tile_at(d_in, p, tile), y)
+                if U == 4:
+                    load(tile_at(d_in, p, 2 * tile), z)
+                    load(tile_at(d_in, p, 3 * tile), w)
                 acc = opf(acc, opf(thread_reduce(x), thread_reduce(y)))
                 if U == 4:
                     acc = opf(acc, opf(thread_reduce(z), thread_reduce(w)))
@@ -270,12 +268,12 @@ def _kernel(dtype, op, name, min_blocks):
                 return opf(acc, h)
             if U == 2:  # (at most one full tile left; a loop here costs the bounded kernels registers)
                 if i32(p + tile) <= e:
-                    load(atv(d_in, p), x)
+                    load(tile_at(d_in, p, 0), x)
                     acc = opf(acc, thread_reduce(x))
                     p = i32(p + tile)
             else:
                 while i32(p + tile) <= e:
-                    load(atv(d_in, p), x)
+                    load(tile_at(d_in, p, 0), x)
                     acc = opf(acc, thread_reduce(x))
                     p = i32(p + tile)
             if p < e:
