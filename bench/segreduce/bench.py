@@ -359,17 +359,6 @@ def run_config(cp, mods, cub, numba_k, tc, op, dist, d_x, x64, rounds, rng, sm_c
             R.add(f"{p.kernel} alone, resident grid {resident}", lambda: fa((resident,), (THREADS,), (
                 d_x, d_off, d_out, np.int32(n_seg), huge, *none)), d_out, bytes_)
 
-            if p.first not in ("block", "run"):  # the warp kernels' shares of whole rounds: the fewest blocks
-                segs = THREADS // p.lanes * adaptive.SEGS_IN_FLIGHT  # that take the same rounds of segments
-                g, share = adaptive.grid(p, n_seg, sm_count, resident)
-                rounds_ = -(-n_seg // (share * segs))
-                bal = -(-n_seg // (rounds_ * segs))
-
-                def balanced(g=g, bal=bal):
-                    fa((g,), (THREADS,), (d_x, d_off, d_out, np.int32(n_seg), np.int64(p.defer), *state.args(),
-                                          np.uint32(state.cap), np.uint32(bal)))
-                add_queued(f"plan {p}, balanced share {bal} of {share}", balanced, state, {"plan": str(p)})
-
             def on_fixed_grid():
                 fa((fg,), (THREADS,), (d_x, d_off, d_out, np.int32(n_seg), np.int64(p.defer), *state.args(),
                                       np.uint32(state.cap), np.uint32(fg)))

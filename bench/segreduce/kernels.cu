@@ -444,9 +444,8 @@ __device__ __forceinline__ void sr_tail(const SR_T *in, const int *off, SR_T *ou
     const int defer = (int)min(defer_items, 0x7fffffffLL);                                                   \
     const SR_T id = SR_ID;                                                                                   \
     const int lane = threadIdx.x % L;                                                                        \
-    const int share = q ? (int)share_blocks : (int)gridDim.x; /* blocks with segments: the first share */    \
-    const int stride = share * (SR_THREADS / L) * SR_K;                                                      \
-    int s0 = (int)blockIdx.x < share ? (blockIdx.x * (SR_THREADS / L) + threadIdx.x / L) * SR_K : n_seg;     \
+    const int stride = gridDim.x * (SR_THREADS / L) * SR_K;                                                  \
+    int s0 = (blockIdx.x * (SR_THREADS / L) + threadIdx.x / L) * SR_K;                                       \
     int o[SR_K + 1];                                                                                         \
     _Pragma("unroll") for (int k = 0; k <= SR_K; ++k) o[k] = s0 < n_seg ? off[min(s0 + k, n_seg)] : 0;       \
     for (; s0 < n_seg; s0 += stride) {                                                                       \
