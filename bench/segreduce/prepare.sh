@@ -55,12 +55,8 @@ for t in "${BM_TYPES[@]}"; do
 done
 # bench.py --explore --variants NAME times a build of the f32 sum kernels with other -D options, made here as
 # "$out/f32-sum-NAME" (measured and gone: unaligned, SR_ASSUME_ALIGNED 0; noround, SR_ROUND 0; ldg, the full tiles
-# by ld.global.nc; help, kernels.cu SR_HELP in the history: bench/README.md, 2026-12-06). chunk<K>k: the tail's
-# chunks of K KB (bench.py gives these builds a queue of their own size): the last wave of 256 KB chunks leaves
-# blocks idle at 1M items (bench/README.md, 2026-12-06, second session)
-for k in 64 128; do
-  BM_CHUNK_BYTES=$((k * 1024)) bm_reduce f32 float 4 "(-3.402823466e+38f)" sum "$out/catalog" "$out/f32-sum-chunk${k}k"
-done
+# by ld.global.nc; help, kernels.cu SR_HELP in the history; chunk64k and chunk128k, BM_CHUNK_BYTES, for which
+# bench.py gives the build a queue of its own: bench/README.md, 2026-12-06). None now.
 nvcc -O3 -shared -Xcompiler -fPIC -arch="$ARCH" -std=c++17 -o "$out/cub_baselines.so" bench/segreduce/cub_segreduce.cu
 mkdir -p "$out/src" && cp bench/segreduce/kernels.cu bench/scan/scan.cu "$out/src/"  # (device.sh: built from these)
 du -sh "$out"
