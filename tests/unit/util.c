@@ -5,6 +5,7 @@
 #include <criterion/criterion.h>
 
 #include <dirent.h>
+#include <ftw.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +15,44 @@
 
 #include "../support/lto.h"
 
+/* The folders coopt_tmpdir made in this process, removed with everything in them when it exits (a test's
+ * worker, pass or fail; COOPT_KEEP_TMP=1 keeps them to look at). Children forked by a test leave by _exit. */
+static struct {
+  char **dirs;
+  int n;
+  pid_t owner;
+} tmp;
+
+static int make_writable(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+  (void)ftw;
+  if (type == FTW_D || type == FTW_DNR) chmod(path, (st->st_mode & 07777) | S_IRWXU);
+  return 0;
+}
+
+static int remove_entry(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+  (void)st, (void)type, (void)ftw;
+  remove(path);
+  return 0;
+}
+
+static void remove_tmpdirs(void)
+{
+  if (getpid() != tmp.owner) return;
+  const char *keep = getenv("COOPT_KEEP_TMP");
+  for (int i = 0; i < tmp.n; ++i) {
+    if (!(keep && *keep == '1')) {
+      nftw(tmp.dirs[i], make_writable, 16, FTW_PHYS); /* (a test may leave a folder read-only) */
+      nftw(tmp.dirs[i], remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+    }
+    free(tmp.dirs[i]);
+  }
+  free(tmp.dirs);
+  tmp.dirs = NULL;
+  tmp.n = 0;
+}
+
 char *coopt_tmpdir(void)
 {
   const char *base = getenv("TMPDIR");
@@ -21,6 +60,19 @@ char *coopt_tmpdir(void)
   if (!mkdtemp(t)) {
     free(t);
     return NULL;
+  }
+  if (tmp.owner != getpid()) { /* the first in this process (forked from one that made some: its list, not ours) */
+    for (int i = 0; i < tmp.n; ++i) free(tmp.dirs[i]);
+    free(tmp.dirs);
+    tmp.dirs = NULL;
+    tmp.n = 0;
+    tmp.owner = getpid();
+    atexit(remove_tmpdirs);
+  }
+  char **d = realloc(tmp.dirs, (tmp.n + 1) * sizeof *d);
+  if (d) {
+    tmp.dirs = d;
+    tmp.dirs[tmp.n++] = strdup(t);
   }
   return t;
 }
