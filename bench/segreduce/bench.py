@@ -332,6 +332,11 @@ def run_config(cp, mods, cub, numba_k, tc, op, dist, d_x, x64, rounds, rng, sm_c
         fa = k[p.kernel]
         add_queued(f"{build} adaptive", adaptive_launch(p), state,
                    {"regs": fa.num_regs, "local": fa.local_size_bytes, "plan": str(p)})
+        resident = sm_count * blocks_per_sm(cp, fa)
+        if p.first not in ("block", "run"):  # the plan's kernel without the one launch's queue, on its grid:
+            R.add(f"{build} alone", lambda: fa((resident,), (THREADS,), (  # the launcher's gap to it is the tail's
+                d_x, d_off, d_out, np.int32(n_seg), huge, *none)), d_out, bytes_,
+                {"regs": fa.num_regs, "local": fa.local_size_bytes, "kernel": f"{p.kernel}, grid {resident}"})
         if explore and build == "cooplink":
             for first, lanes, defer in EXPLORE:
                 q = adaptive.Plan(first, lanes, defer if defer > 0 else -defer * state.chunk)
@@ -344,7 +349,6 @@ def run_config(cp, mods, cub, numba_k, tc, op, dist, d_x, x64, rounds, rng, sm_c
                 for q in dict.fromkeys([p] + [adaptive.Plan(f, L, d) for f, L, d in EXPLORE if f.startswith("warp")
                                               and d == 8192]):
                     add_queued(f"plan {q} [{v[8:]}]", adaptive_launch(q, kv, sv), sv, {"plan": str(q)})
-            resident = sm_count * blocks_per_sm(cp, fa)
             if p.first == "block":  # sr_block's one launch with other numbers of tail blocks (its own: two an SM)
                 for per_sm in (1, 4, resident // sm_count):
                     g, tail = adaptive.grid(p, n_seg, sm_count, resident, tail_per_sm=per_sm)
@@ -356,8 +360,9 @@ def run_config(cp, mods, cub, numba_k, tc, op, dist, d_x, x64, rounds, rng, sm_c
             # the one launch's grid: the plan's kernel alone on the resident grid, and the one launch on
             # the fixed kernel's grid (P7 holds for any grid: tickets only once every block has started)
             fg = adaptive.fixed_grid(p.first, p.lanes, n_seg, sm_count)
-            R.add(f"{p.kernel} alone, resident grid {resident}", lambda: fa((resident,), (THREADS,), (
-                d_x, d_off, d_out, np.int32(n_seg), huge, *none)), d_out, bytes_)
+            if p.first == "block":  # (the warp plans' kernel alone on the resident grid: "cooplink alone")
+                R.add(f"{p.kernel} alone, resident grid {resident}", lambda: fa((resident,), (THREADS,), (
+                    d_x, d_off, d_out, np.int32(n_seg), huge, *none)), d_out, bytes_)
 
             def on_fixed_grid():
                 fa((fg,), (THREADS,), (d_x, d_off, d_out, np.int32(n_seg), np.int64(p.defer), *state.args(),
@@ -404,7 +409,7 @@ def run_config(cp, mods, cub, numba_k, tc, op, dist, d_x, x64, rounds, rng, sm_c
             r["share"] = r["gbs"] / ceil
     res["ratios"] = {}
     for kern in ("block", "run", "warp4", "warp8", "warp16", "warp32", "warp4u", "warp8u", "warp16u", "warp32u",
-                 "adaptive"):
+                 "alone", "adaptive"):
         for other in ("whole", "nvcc"):
             v = R.ratio(f"cooplink {kern}", f"{other} {kern}")
             if v is not None:

@@ -47,6 +47,12 @@ class Kernels:
                 R.add(label, (lambda g, grid: lambda: g[grid, THREADS](x, o, *fixed))(g, grid), d_out, bytes_)
                 resources(label, g)
         p = seg.chosen_plan(d_x.size, n_seg, d_x.dtype.itemsize)
+        if p.first not in ("block", "run"):  # the plan's kernel without the one launch's tail, on its grid
+            a = seg.kernel(dt, op, p.kernel)  # (the launcher's gap to it is the tail's; bench.py, same for C)
+            resident = seg._resident(a, (x, o, *fixed))
+            label = "numba alone"
+            R.add(label, lambda: a[resident, THREADS](x, o, *fixed), d_out, bytes_)
+            resources(label, a)
         R.add("numba adaptive", lambda: seg.segmented_reduce(x, o, out, op), d_out, bytes_, {"plan": str(p)})
         resources("numba adaptive", seg.kernel(dt, op, p.kernel))
         left = seg.queue_words_left()

@@ -84,9 +84,10 @@ def all_types(res, lines):
 
 def every_kernel(res, lines):
     lines += ["## Every kernel (share of the read ceiling; fixed kernels take every segment length as it comes)",
-              ""]
-    labels = (["cooplink adaptive"] + [f"cooplink {k}" for k in FIXED] + BASELINES +
-              [f"numba {k}" for k in ("adaptive", "block", "run", "warp8", "warp16", "warp32")])
+              "", "`alone`: the adaptive plan's warp kernel on the launcher's grid without its queue (no segment "
+              "deferred: the launcher's gap to it is what the one launch's tail costs).", ""]
+    labels = (["cooplink adaptive", "cooplink alone"] + [f"cooplink {k}" for k in FIXED] + BASELINES +
+              [f"numba {k}" for k in ("adaptive", "alone", "block", "run", "warp8", "warp16", "warp32")])
     for tc in ("f32", "f64", "i32"):
         for op in ("sum", "max"):
             cs = configs(res, tc, op)
@@ -119,7 +120,7 @@ def zero_overhead(res, lines):
               "| kernel | cooplink / whole: min .. max (median) | cooplink / nvcc: min .. max (median) | "
               "registers cooplink / whole / nvcc | local bytes cooplink / whole / nvcc | "
               "cooplink / whole within 0.99-1.01, registers equal, no local memory |", "|---|---|---|---|---|---|"]
-    for k in FIXED + ["adaptive"]:
+    for k in FIXED + ["alone", "adaptive"]:
         row = [k]
         ok = True
         for other in ("whole", "nvcc"):
@@ -155,7 +156,7 @@ def numba_vs_c(res, lines):
               "itself (its argument checks and launch included).", "",
               "| kernel | Numba / CUDA C: min .. max (median) | registers Numba / C | Numba local bytes | "
               "within 1.02 |", "|---|---|---|---|---|"]
-    for k in ("block", "run", "warp8", "warp16", "warp32", "adaptive"):
+    for k in ("block", "run", "warp8", "warp16", "warp32", "alone", "adaptive"):
         v = [c["ratios"][f"numba {k} / cooplink"] for c in res["configs"] if f"numba {k} / cooplink" in c["ratios"]]
         if not v:
             continue

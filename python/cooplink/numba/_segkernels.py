@@ -197,13 +197,14 @@ def _kernel(dtype, op, name, min_blocks):
             cuda.stcg(items, first + j, (np.uint64(s + 1) << np.uint64(32)) | np.uint64(j))
             j += np.uint32(lanes)
 
-    def range_reduce(load, loadg, tile, U, lanes, aligned=False):
+    def range_reduce(load, loadg, tile, U, lanes, aligned=False, pairs=False):
         """acc combined with d_in[p, e) by a group (a logical warp or a block) whose thread `rank` this
         is, loading tiles of `tile` items: the unaligned head one item a thread, full tiles as vectors U
         (2 or 4) at a time, then one at a time, the ragged end guarded (kernels.cu WARP_RANGE). aligned
         (the 64-register warp kernels): the full tiles' addresses said to be on 16-byte boundaries (at_al),
         and the range read in fewer round trips, the head combined last and what the full rounds leave
-        loaded at once (kernels.cu WARP_RANGE_ROUND), the tiles addressed from one base (at_alk)."""
+        loaded at once (kernels.cu WARP_RANGE_ROUND), the tiles addressed from one base (at_alk). pairs (with
+        aligned): two rounds an iteration."""
         rounds = aligned and U == 4
         if aligned:
             tile_at = at_alk
@@ -219,6 +220,18 @@ def _kernel(dtype, op, name, min_blocks):
                 load(tile_at(d_in, p, k), t)
             else:
                 loadg(at_k(d_in, p, k), t, i32(max(i32(0), i32(e - q))), ident())
+
+        @cuda.jit(device=True, inline="always")
+        def load4(d_in, p, k, x, y, z, w):  # (rounds) four full tiles from p + k
+            load(tile_at(d_in, p, k), x)
+            load(tile_at(d_in, p, k + tile), y)
+            load(tile_at(d_in, p, k + 2 * tile), z)
+            load(tile_at(d_in, p, k + 3 * tile), w)
+
+        @cuda.jit(device=True, inline="always")
+        def add4(acc, x, y, z, w):  # (rounds) a round's tiles combined with acc, as kernels.cu's
+            acc = opf(acc, opf(thread_reduce(x), thread_reduce(y)))
+            return opf(acc, opf(thread_reduce(z), thread_reduce(w)))
 
         @cuda.jit(device=True, inline="always")
         def last_round(d_in, p, e, x, y, z, w):
@@ -252,6 +265,24 @@ def _kernel(dtype, op, name, min_blocks):
                         acc = opf(acc, d_in[u32(p + i)])
                     i += lanes
             p = a
+            if rounds:
+                if pairs:  # two rounds an iteration, eight tiles in flight, as NVVM unrolls kernels.cu's loop
+                    x2 = cuda.local.array(vec, nb)  # (Numba's IR of it stays rolled, four tiles an iteration:
+                    y2 = cuda.local.array(vec, nb)  # Numba / CUDA C 1.039 at random lengths, sr_warp32u alone;
+                    z2 = cuda.local.array(vec, nb)  # bench/README, 2026-12-06); the same operations in the
+                    w2 = cuda.local.array(vec, nb)  # same order as two rounds
+                    while i32(p + 8 * tile) <= e:
+                        load4(d_in, p, 0, x, y, z, w)
+                        load4(d_in, p, 4 * tile, x2, y2, z2, w2)
+                        acc = add4(add4(acc, x, y, z, w), x2, y2, z2, w2)
+                        p = i32(p + 8 * tile)
+                while i32(p + 4 * tile) <= e:  # (after the pairs, once at most)
+                    load4(d_in, p, 0, x, y, z, w)
+                    acc = add4(acc, x, y, z, w)
+                    p = i32(p + 4 * tile)
+                if p < e:
+                    acc = opf(acc, last_round(d_in, p, e, x, y, z, w))
+                return opf(acc, h)
             while i32(p + U * tile) <= e:
                 load(tile_at(d_in, p, 0), x)
                 load(tile_at(d_in, p, tile), y)
@@ -262,10 +293,6 @@ def _kernel(dtype, op, name, min_blocks):
                 if U == 4:
                     acc = opf(acc, opf(thread_reduce(z), thread_reduce(w)))
                 p = i32(p + U * tile)
-            if rounds:
-                if p < e:
-                    acc = opf(acc, last_round(d_in, p, e, x, y, z, w))
-                return opf(acc, h)
             if U == 2:  # (at most one full tile left; a loop here costs the bounded kernels registers)
                 if i32(p + tile) <= e:
                     load(tile_at(d_in, p, 0), x)
@@ -526,7 +553,10 @@ def _kernel(dtype, op, name, min_blocks):
     wloadg = warp.make_load(dtype, vec, L, "striped")
     wred = warp.make_sum(dtype, L) if is_sum else warp.make_reduce(dtype, op, L)
     tile = L * vec
-    warp_range = range_reduce(wload, wloadg, tile, tiles_in_flight(name), L, aligned=tiles_in_flight(name) == 4)
+    # (sr_warp<L>u: two rounds an iteration; sr_warp<L>t's means leave it a round or less after its first
+    # tiles, and its 64 registers spilled 8 bytes with them)
+    warp_range = range_reduce(wload, wloadg, tile, tiles_in_flight(name), L, aligned=tiles_in_flight(name) == 4,
+                              pairs=name[-1] == "u")
     at0 = at_al if T == 4 else at  # (sr_warp<L>t's first tiles: kernels.cu's SR_AL in WARP_KERNEL)
     reserve = reserve_cas if _bounded(name) else reserve_add  # (kernels.cu WARP_KERNELS)
 
