@@ -333,8 +333,8 @@ def run_config(cp, mods, cub, numba_k, tc, op, dist, d_x, x64, rounds, rng, sm_c
         add_queued(f"{build} adaptive", adaptive_launch(p), state,
                    {"regs": fa.num_regs, "local": fa.local_size_bytes, "plan": str(p)})
         resident = sm_count * blocks_per_sm(cp, fa)
-        if p.first not in ("block", "run"):  # the plan's kernel without the one launch's queue, on its grid:
-            R.add(f"{build} alone", lambda: fa((resident,), (THREADS,), (  # the launcher's gap to it is the tail's
+        if p.first not in ("block", "run"):  # the plan's kernel without the one launch's queue, on its grid
+            R.add(f"{build} alone", lambda: fa((resident,), (THREADS,), (  # (report.py says what it tells)
                 d_x, d_off, d_out, np.int32(n_seg), huge, *none)), d_out, bytes_,
                 {"regs": fa.num_regs, "local": fa.local_size_bytes, "kernel": f"{p.kernel}, grid {resident}"})
         if explore and build == "cooplink":

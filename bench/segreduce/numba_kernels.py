@@ -48,7 +48,7 @@ class Kernels:
                 resources(label, g)
         p = seg.chosen_plan(d_x.size, n_seg, d_x.dtype.itemsize)
         if p.first not in ("block", "run"):  # the plan's kernel without the one launch's tail, on its grid
-            a = seg.kernel(dt, op, p.kernel)  # (the launcher's gap to it is the tail's; bench.py, same for C)
+            a = seg.kernel(dt, op, p.kernel)  # (bench.py's "alone", the same for C)
             resident = seg._resident(a, (x, o, *fixed))
             label = "numba alone"
             R.add(label, lambda: a[resident, THREADS](x, o, *fixed), d_out, bytes_)

@@ -84,8 +84,9 @@ def all_types(res, lines):
 
 def every_kernel(res, lines):
     lines += ["## Every kernel (share of the read ceiling; fixed kernels take every segment length as it comes)",
-              "", "`alone`: the adaptive plan's warp kernel on the launcher's grid without its queue (no segment "
-              "deferred: the launcher's gap to it is what the one launch's tail costs).", ""]
+              "", "`alone`: the adaptive plan's warp kernel on the launcher's grid without its queue, every segment "
+              "reduced by its logical warp (where the plan defers none, the launcher's gap to it is what the "
+              "one launch's tail costs).", ""]
     labels = (["cooplink adaptive", "cooplink alone"] + [f"cooplink {k}" for k in FIXED] + BASELINES +
               [f"numba {k}" for k in ("adaptive", "alone", "block", "run", "warp8", "warp16", "warp32")])
     for tc in ("f32", "f64", "i32"):
