@@ -333,10 +333,12 @@ def run_config(cp, mods, cub, numba_k, tc, op, dist, d_x, x64, rounds, rng, sm_c
         add_queued(f"{build} adaptive", adaptive_launch(p), state,
                    {"regs": fa.num_regs, "local": fa.local_size_bytes, "plan": str(p)})
         resident = sm_count * blocks_per_sm(cp, fa)
-        if p.first not in ("block", "run"):  # the plan's kernel without the one launch's queue, on its grid
-            R.add(f"{build} alone", lambda: fa((resident,), (THREADS,), (  # (report.py says what it tells)
-                d_x, d_off, d_out, np.int32(n_seg), huge, *none)), d_out, bytes_,
-                {"regs": fa.num_regs, "local": fa.local_size_bytes, "kernel": f"{p.kernel}, grid {resident}"})
+
+        def alone():  # the plan's kernel without the one launch's queue, on its grid (report.py: what it tells)
+            fa((resident,), (THREADS,), (d_x, d_off, d_out, np.int32(n_seg), huge, *none))
+        if p.first not in ("block", "run"):
+            R.add(f"{build} alone", alone, d_out, bytes_,
+                  {"regs": fa.num_regs, "local": fa.local_size_bytes, "kernel": f"{p.kernel}, grid {resident}"})
         if explore and build == "cooplink":
             for first, lanes, defer in EXPLORE:
                 q = adaptive.Plan(first, lanes, defer if defer > 0 else -defer * state.chunk)
@@ -361,8 +363,7 @@ def run_config(cp, mods, cub, numba_k, tc, op, dist, d_x, x64, rounds, rng, sm_c
             # the fixed kernel's grid (P7 holds for any grid: tickets only once every block has started)
             fg = adaptive.fixed_grid(p.first, p.lanes, n_seg, sm_count)
             if p.first == "block":  # (the warp plans' kernel alone on the resident grid: "cooplink alone")
-                R.add(f"{p.kernel} alone, resident grid {resident}", lambda: fa((resident,), (THREADS,), (
-                    d_x, d_off, d_out, np.int32(n_seg), huge, *none)), d_out, bytes_)
+                R.add(f"{p.kernel} alone, resident grid {resident}", alone, d_out, bytes_)
 
             def on_fixed_grid():
                 fa((fg,), (THREADS,), (d_x, d_off, d_out, np.int32(n_seg), np.int64(p.defer), *state.args(),

@@ -222,14 +222,14 @@ def _kernel(dtype, op, name, min_blocks):
                 loadg(at_k(d_in, p, k), t, i32(max(i32(0), i32(e - q))), ident())
 
         @cuda.jit(device=True, inline="always")
-        def load4(d_in, p, k, x, y, z, w):  # (rounds) four full tiles from p + k
+        def load4(d_in, p, k, x, y, z, w):  # four full tiles from p + k
             load(tile_at(d_in, p, k), x)
             load(tile_at(d_in, p, k + tile), y)
             load(tile_at(d_in, p, k + 2 * tile), z)
             load(tile_at(d_in, p, k + 3 * tile), w)
 
         @cuda.jit(device=True, inline="always")
-        def add4(acc, x, y, z, w):  # (rounds) a round's tiles combined with acc, as kernels.cu's
+        def add4(acc, x, y, z, w):  # a round's tiles combined with acc, in kernels.cu's order
             acc = opf(acc, opf(thread_reduce(x), thread_reduce(y)))
             return opf(acc, opf(thread_reduce(z), thread_reduce(w)))
 
@@ -265,34 +265,29 @@ def _kernel(dtype, op, name, min_blocks):
                         acc = opf(acc, d_in[u32(p + i)])
                     i += lanes
             p = a
-            if rounds:
-                if pairs:  # two rounds an iteration, eight tiles in flight, as NVVM unrolls kernels.cu's loop
-                    x2 = cuda.local.array(vec, nb)  # (Numba's IR of it stays rolled, four tiles an iteration:
-                    y2 = cuda.local.array(vec, nb)  # Numba / CUDA C 1.039 at random lengths, sr_warp32u alone;
-                    z2 = cuda.local.array(vec, nb)  # bench/README, 2026-12-06); the same operations in the
-                    w2 = cuda.local.array(vec, nb)  # same order as two rounds
-                    while i32(p + 8 * tile) <= e:
-                        load4(d_in, p, 0, x, y, z, w)
-                        load4(d_in, p, 4 * tile, x2, y2, z2, w2)
-                        acc = add4(add4(acc, x, y, z, w), x2, y2, z2, w2)
-                        p = i32(p + 8 * tile)
-                while i32(p + 4 * tile) <= e:  # (after the pairs, once at most)
+            if pairs and rounds:  # two rounds an iteration, eight tiles in flight, as NVVM unrolls kernels.cu's
+                x2 = cuda.local.array(vec, nb)  # loop (Numba's IR of it stays rolled, four tiles an iteration:
+                y2 = cuda.local.array(vec, nb)  # Numba / CUDA C 1.039 at random lengths, sr_warp32u alone;
+                z2 = cuda.local.array(vec, nb)  # bench/README, 2026-12-06); the same operations in the same
+                w2 = cuda.local.array(vec, nb)  # order as two rounds (the loop below then runs once at most)
+                while i32(p + 8 * tile) <= e:
+                    load4(d_in, p, 0, x, y, z, w)
+                    load4(d_in, p, 4 * tile, x2, y2, z2, w2)
+                    acc = add4(add4(acc, x, y, z, w), x2, y2, z2, w2)
+                    p = i32(p + 8 * tile)
+            while i32(p + U * tile) <= e:
+                if U == 4:
                     load4(d_in, p, 0, x, y, z, w)
                     acc = add4(acc, x, y, z, w)
-                    p = i32(p + 4 * tile)
+                else:
+                    load(tile_at(d_in, p, 0), x)
+                    load(tile_at(d_in, p, tile), y)
+                    acc = opf(acc, opf(thread_reduce(x), thread_reduce(y)))
+                p = i32(p + U * tile)
+            if rounds:
                 if p < e:
                     acc = opf(acc, last_round(d_in, p, e, x, y, z, w))
                 return opf(acc, h)
-            while i32(p + U * tile) <= e:
-                load(tile_at(d_in, p, 0), x)
-                load(tile_at(d_in, p, tile), y)
-                if U == 4:
-                    load(tile_at(d_in, p, 2 * tile), z)
-                    load(tile_at(d_in, p, 3 * tile), w)
-                acc = opf(acc, opf(thread_reduce(x), thread_reduce(y)))
-                if U == 4:
-                    acc = opf(acc, opf(thread_reduce(z), thread_reduce(w)))
-                p = i32(p + U * tile)
             if U == 2:  # (at most one full tile left; a loop here costs the bounded kernels registers)
                 if i32(p + tile) <= e:
                     load(tile_at(d_in, p, 0), x)
