@@ -128,6 +128,7 @@ class Runner:
     def __init__(self, cupy, ref, poison):
         self.cp, self.ref, self.poison = cupy, ref, poison
         self.launch, self.info, self.out = {}, {}, {}
+        self.config = ""  # (--profile: the type and operator, named with each launch)
 
     def add(self, label, launch, out, bytes_, info=None, check=True):
         cp = self.cp
@@ -136,7 +137,7 @@ class Runner:
         cp.cuda.runtime.deviceSynchronize()
         t0 = time.perf_counter()
         if Runner.order is not None:
-            Runner.order.append(label)
+            Runner.order.append(f"{self.config} {label}")
         try:
             launch()
             cp.cuda.runtime.deviceSynchronize()
@@ -275,6 +276,7 @@ def run_config(cp, mods, cub, numba_k, tc, op, dist, d_x, x64, rounds, rng, sm_c
     d_out = cp.empty(n_seg, dtype)
     poison = np.nan if dtype != np.int32 else np.int32(0x5A5A5A5A)
     R = Runner(cp, ref, poison)
+    R.config = f"{tc} {op}"
     bytes_ = n * size + (n_seg + 1) * 4 + n_seg * size
     state = State(cp, n, n_seg, dtype)
     huge = np.int64(1 << 62)

@@ -13,7 +13,8 @@
 #   bash bench/segreduce/device.sh profile [LENGTHS]  # ncu (hardware counters) on each cooplink kernel, the read
 #                                                  # ceiling and CUB, f32 sum, once each: $OUT/ncu_<length>.csv
 #                                                  # and launches_<length>.txt; here: bench/segreduce/profile.py
-#                                                  # (NUMBA=1: the Numba kernels as well)
+#                                                  # (NUMBA=1: the Numba kernels as well; OPS=sum,max:
+#                                                  # both operators)
 #
 # Each stage's limit in seconds can be lowered to fit several modes in one call: SUITE_S, CHECK_S, BENCH_S
 # (and NO_SCAN=1: checks without bench/scan; NO_CHECK=1: explore without check_tail).
@@ -84,7 +85,7 @@ case "$what" in
       COOPLINK_CATALOG=$repo/.gpubench/catalog TAIL=4 stage "profile" 280 \
         ncu --clock-control none -k 'regex:read_bw|sr_|Segmented' --metrics "$metrics" --csv --page raw --print-units base \
           --log-file "$out/ncu_$len.csv" python3 bench/segreduce/bench.py --gpubench .gpubench --out "/tmp/p_$len" \
-          --profile --types f32 --ops sum --lengths "$len" ${NUMBA:+--numba}
+          --profile --types f32 --ops "${OPS:-sum}" --lengths "$len" ${NUMBA:+--numba}
       cp "/tmp/p_$len/launches.txt" "$out/launches_$len.txt"
     done
     ;;

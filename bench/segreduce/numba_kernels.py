@@ -51,7 +51,8 @@ class Kernels:
             a = seg.kernel(dt, op, p.kernel)  # (bench.py's "alone", the same for C)
             resident = seg._resident(a, (x, o, *fixed))
             label = "numba alone"
-            R.add(label, lambda: a[resident, THREADS](x, o, *fixed), d_out, bytes_)
+            R.add(label, lambda: a[resident, THREADS](x, o, *fixed), d_out, bytes_,
+                  {"kernel": f"{p.kernel}, grid {resident}"})
             resources(label, a)
         R.add("numba adaptive", lambda: seg.segmented_reduce(x, o, out, op), d_out, bytes_, {"plan": str(p)})
         resources("numba adaptive", seg.kernel(dt, op, p.kernel))

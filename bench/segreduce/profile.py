@@ -33,10 +33,10 @@ def table(length, rows, labels):
     if len(rows) != len(labels):
         raise SystemExit(f"{length}: {len(rows)} profiled kernels but {len(labels)} launches named")
     prefix = "smsp__warp_issue_stalled_"
-    out = [f"### f32 sum, segment length {length}", "",
-           "| kernel | grid | regs | time µs | DRAM % of peak | DRAM GB read | SMs busy % | occupancy % | "
-           "L2 atomics | stalls, % of active warps (largest three) |",
-           "|---|---:|---:|---:|---:|---:|---:|---:|---:|---|"]
+    out = [f"### segment length {length}", "",
+           "| kernel | grid | regs | time µs | instructions (M, warp) | DRAM % of peak | DRAM GB read | SMs busy % | "
+           "occupancy % | L2 atomics | stalls, % of active warps (largest three) |",
+           "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"]
     for label, r in zip(labels, rows):
         stalls = sorted(((num(r, k), k[len(prefix):].replace("_per_warp_active.pct", ""))
                          for k in r if k.startswith(prefix) and k.endswith("_per_warp_active.pct")
@@ -44,7 +44,7 @@ def table(length, rows, labels):
         busy = 100 * num(r, "sm__cycles_active.avg") / num(r, "sm__cycles_elapsed.avg")
         atom = num(r, "lts__t_requests_op_atom.sum") + num(r, "lts__t_requests_op_red.sum")
         out.append(f"| {label} | {num(r, 'launch__grid_size'):.0f} | {num(r, 'launch__registers_per_thread'):.0f} "
-                   f"| {num(r, 'gpu__time_duration.sum') / 1e3:.1f} "
+                   f"| {num(r, 'gpu__time_duration.sum') / 1e3:.1f} | {num(r, 'smsp__inst_executed.sum') / 1e6:.2f} "
                    f"| {num(r, 'dram__throughput.avg.pct_of_peak_sustained_elapsed'):.1f} "
                    f"| {num(r, 'dram__bytes_read.sum') / 1e9:.3f} | {busy:.1f} "
                    f"| {num(r, 'sm__warps_active.avg.pct_of_peak_sustained_active'):.1f} | {atom:.0f} | "
