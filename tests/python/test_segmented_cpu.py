@@ -131,6 +131,9 @@ def test_kernels_link_inlined(device_functions_without_gpu, dtype, op, name):
     # BlockReduce in the tail once made it 136)
     frames = re.findall(r"(\d+) bytes stack frame", out["log"])
     assert frames and max(int(f) for f in frames) <= 32, out["log"]
+    # no integer converted to float64: Numba compares a uint64 with a signed integer so (sr_block's segment
+    # index, a uint32 grown to 64 bits, against n_seg: two conversions and a DSETP a segment until 2026-12-06)
+    assert re.findall(r"cvt\.rn\.f64\.[su]\d+.*", ptx) == []
     if name[-1] in "ut":  # the 64-register kernels: a round's tiles addressed from one base, as kernels.cu's
         # pointer arithmetic gives (each tile's own 64-bit address computation before 2026-12-06)
         tile = int(re.search(r"sr_warp(\d+)", name).group(1)) * 16

@@ -484,14 +484,17 @@ def _kernel(dtype, op, name, min_blocks):
             if use_tail:
                 seg_blocks = u32(cuda.gridDim.x - share_blocks) if cuda.gridDim.x > share_blocks else u32(0)
             if u32(cuda.blockIdx.x) < seg_blocks:
-                s = u32(cuda.blockIdx.x)
+                # (signed 64 bits: a uint32 index grew to uint64 under `s += seg_blocks`, and Numba compares
+                # uint64 with int32 n_seg as float64, two conversions and a DSETP a segment; int32 could wrap)
+                s = np.int64(cuda.blockIdx.x)
                 while s < n_seg:
-                    b, e = i32(off[s] + sh), i32(off[s + u32(1)] + sh)
-                    if not use_tail or e - b <= defer_items:  # (longer: the tail's)
+                    b, e = i32(off[u32(s)] + sh), i32(off[u32(s + 1)] + sh)
+                    if not use_tail or i32(e - b) <= defer_items:  # (longer: the tail's)
+                        # (bred ends with a barrier, as every call given no temp_storage does: kernels.cu's
+                        # __syncthreads after the store; another here was a third barrier a segment)
                         agg = bred(brange(d_in, b, e, tid, ident()))
                         if tid == 0:
-                            out[s] = agg
-                        cuda.syncthreads()
+                            out[u32(s)] = agg
                     s += seg_blocks
                 return
             so = cuda.shared.array(part_len, np.int32)
@@ -724,10 +727,9 @@ def _run_kernel(dtype, op, nb, vec, ident, opf, at, bload, brange, bred, start, 
                                 end = so[k + 1] if k < ke else i32(0x7FFFFFFF)
                 mine[0].v = acc
                 mine[0].end = 1 if kh >= 0 else 0
-            bscan(mine, carry, running=run)
+            bscan(mine, carry, running=run)  # (ends with a barrier: its temp storage is reused)
             if kh >= 0:
                 out[u32(s0 + kh)] = opf(carry[0].v, head)
-            cuda.syncthreads()  # the scan's temp storage is reused
         return run_tile
 
     tile4, tile1 = make_tile(ipt4), make_tile(vec)
@@ -816,10 +818,9 @@ def _run_kernel(dtype, op, nb, vec, ident, opf, at, bload, brange, bred, start, 
                 j = i32(0)
                 while j < g:  # (what sr_block does)
                     if so[j + 1] > so[j] and (deferred[j // 32] >> u32(j % 32)) & u32(1) == 0:
-                        agg = bred(brange(d_in, so[j], so[j + 1], tid, ident()))
+                        agg = bred(brange(d_in, so[j], so[j + 1], tid, ident()))  # (ends with a barrier)
                         if tid == 0:
                             out[u32(s0 + j)] = agg
-                        cuda.syncthreads()
                     j = i32(j + 1)
             cuda.syncthreads()  # so and deferred are reused
             s0 = i32(s0 + blocks * group)
