@@ -68,3 +68,21 @@ def test_report_mends_torchs_first_call(tmp_path):
     assert got["32"] == {"ms": 9.0, "untimed": True}  # the late run's second torch call: its own figure
     _, res = report.merge([str(early)])
     assert "error" in res["configs"][0]["kernels"][report.TORCH]  # no earlier figure: none
+
+
+def test_profile_names_each_row_with_its_launch():
+    """profile.py reads ncu's raw CSV that device.sh profile brought back and names its rows with bench.py's
+    launches, in order (2026-12-06's run, both operators: a row named wrongly would misread a profile)."""
+    profile = _load("segreduce_profile", "bench/segreduce/profile.py")
+    d = ROOT / "bench/results/segreduce/s32_profile"
+    labels = (d / "launches_1024.txt").read_text().split("\n")[:-1]
+    rows = profile.rows_of(str(d / "ncu_1024.csv"))
+    assert len(rows) == len(labels) == 48
+    table = profile.table("1024", rows, labels)
+    line = next(ln for ln in table.splitlines() if ln.startswith("| f32 sum numba alone |"))
+    # grid, registers, time (us), warp instructions (M): the profile bench/README cites
+    assert line.split(" | ")[1:5] == ["528", "63", "364.8", "41.21"], line
+    assert next(ln for ln in table.splitlines() if ln.startswith("| f32 max cooplink alone |")).split(" | ")[1:5] == \
+        ["528", "64", "356.9", "50.70"]
+    with pytest.raises(SystemExit, match="48 profiled kernels but 47 launches named"):
+        profile.table("1024", rows, labels[:-1])
