@@ -557,6 +557,13 @@ def _kernel(dtype, op, name, min_blocks):
                               pairs=name[-1] == "u")
     at0 = at_al if T == 4 else at  # (sr_warp<L>t's first tiles: kernels.cu's SR_AL in WARP_KERNEL)
     reserve = reserve_cas if _bounded(name) else reserve_add  # (kernels.cu WARP_KERNELS)
+    # The next two segments' offsets are loaded before these segments' first tiles in the 64-register kernels:
+    # after them, ptxas put two of the float32 sum's adds (which wait for the tiles) ahead of the third offset
+    # load, and Numba / CUDA C was 1.027 at 1024 items (sr_warp32t, the launcher), 1.014 with the offsets
+    # first, in the same run (bench/README, 2026-12-06, fifth session). Not in the bounded kernels: there
+    # sr_warp16 and sr_warp32 took 1.10x CUDA C's time at 32 items and sr_warp32 1.016 at 128 (sr_warp8 on the
+    # launcher's grid gained 2% at 32).
+    offsets_first = not _bounded(name)
 
     @cuda.jit(device=True, inline="always")
     def first_tile(d_in, b, n, defer_items, x):
@@ -607,6 +614,11 @@ def _kernel(dtype, op, name, min_blocks):
         if lane == 0:
             out[u32(s)] = agg
 
+    @cuda.jit(device=True, inline="always")
+    def offsets3(off, sh, s, n_seg):  # where segments s and s + 1 start, and where s + 1 ends (clamped to n_seg)
+        return (i32(off[u32(s)] + sh), i32(off[u32(min(i32(s + 1), n_seg))] + sh),
+                i32(off[u32(min(i32(s + 2), n_seg))] + sh))
+
     def sr_warp(d_in, off, sh, out, n_seg, defer_items, use_tail, q, items, partial, done, capacity, share_blocks):
         # two segments in flight (SEGS): their first tiles are loaded before either is reduced, and the
         # next two segments' offsets while these are reduced
@@ -622,16 +634,16 @@ def _kernel(dtype, op, name, min_blocks):
         y1, z1, w1 = cuda.local.array(vec, nb), cuda.local.array(vec, nb), cuda.local.array(vec, nb)
         o0 = o1 = o2 = np.int32(0)
         if s0 < n_seg:
-            o0, o1, o2 = (i32(off[u32(s0)] + sh), i32(off[u32(min(i32(s0 + 1), n_seg))] + sh),
-                          i32(off[u32(min(i32(s0 + 2), n_seg))] + sh))
+            o0, o1, o2 = offsets3(off, sh, s0, n_seg)
         while s0 < n_seg:
-            first_tiles(d_in, o0, i32(o1 - o0), defer_items, x0, y0, z0, w0)
-            first_tiles(d_in, o1, i32(o2 - o1), defer_items, x1, y1, z1, w1)
             b0, b1, b2 = o0, o1, o2
             nxt = i32(s0 + stride)
-            if nxt < n_seg:
-                o0, o1, o2 = (i32(off[u32(nxt)] + sh), i32(off[u32(min(i32(nxt + 1), n_seg))] + sh),
-                              i32(off[u32(min(i32(nxt + 2), n_seg))] + sh))
+            if offsets_first and nxt < n_seg:
+                o0, o1, o2 = offsets3(off, sh, nxt, n_seg)
+            first_tiles(d_in, b0, i32(b1 - b0), defer_items, x0, y0, z0, w0)
+            first_tiles(d_in, b1, i32(b2 - b1), defer_items, x1, y1, z1, w1)
+            if not offsets_first and nxt < n_seg:
+                o0, o1, o2 = offsets3(off, sh, nxt, n_seg)
             finish(d_in, out, s0, b0, b1, x0, y0, z0, w0, lane, defer_items, q, items, capacity)
             if i32(s0 + 1) < n_seg:
                 finish(d_in, out, i32(s0 + 1), b1, b2, x1, y1, z1, w1, lane, defer_items, q, items, capacity)
