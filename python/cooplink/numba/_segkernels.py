@@ -115,6 +115,9 @@ def kernel(dtype, op, name, min_blocks=None):
         min_blocks = min_blocks or {1: 3, 2: 4, 4: 8, 8: 6}[dtype.itemsize]
     elif name == "sr_block":  # (kernels.cu SR_BLOCK_MIN_BLOCKS: 32 registers; its tail's part of the offsets took 34)
         min_blocks = min_blocks or 8
+    elif name == "sr_run" and dtype.itemsize == 4:  # (kernels.cu SR_RUN_MIN_BLOCKS for 4-byte types: 64 registers,
+        min_blocks = min_blocks or 4  # 8 bytes of spill before the loop, 16 without the bound; float16's 32 items
+        # a thread spilled 40 bytes under it, and float64's is kept as measured: no bound)
     else:
         min_blocks = 4 if name.startswith("sr_warp") else None
     return _kernel(dtype.str, op, name, min_blocks)
@@ -539,7 +542,7 @@ def _kernel(dtype, op, name, min_blocks):
 
     if name == "sr_run":
         return _run_kernel(dtype, op, nb, vec, ident, opf, at, bload, brange, bred, start, reserve_add,
-                           write_items, chunk_count, tail, NONE)
+                           write_items, chunk_count, tail, NONE, min_blocks)
 
     if not name.startswith("sr_warp"):
         raise ValueError(f"no segmented-reduction kernel {name!r}")
@@ -657,7 +660,7 @@ def _kernel(dtype, op, name, min_blocks):
 
 
 def _run_kernel(dtype, op, nb, vec, ident, opf, at, bload, brange, bred, start, reserve_add, write_items,
-                chunk_count, tail, NONE):
+                chunk_count, tail, NONE, min_blocks):
     """sr_run: a block per run of up to THREADS consecutive segments, their items read as one range
     (kernels.cu sr_run, whose comments explain it): tiles of four vectors a thread (BlockLoad vectorize,
     blocked), each thread's items reduced segment by segment, a segment's partial carried from thread to
@@ -699,7 +702,7 @@ def _run_kernel(dtype, op, nb, vec, ident, opf, at, bload, brange, bred, start, 
             kh = i32(-1)
             if lo < hi:
                 a, b = ks, ke  # the last k with so[k] <= lo: lo's segment, not empty
-                while b - a > 1:
+                while i32(b - a) > i32(1):  # (i32 throughout: Numba computes int32 + int32 in 64 bits)
                     m = i32((a + b) >> 1)
                     if so[u32(m)] <= lo:
                         a = m
@@ -709,7 +712,7 @@ def _run_kernel(dtype, op, nb, vec, ident, opf, at, bload, brange, bred, start, 
                 end = so[u32(k + 1)]
                 if end >= hi:  # no segment ends before this thread's last item: one reduction (kernels.cu)
                     acc = ident()
-                    if lo == u and hi == u + IPT:
+                    if lo == u and hi == i32(u + IPT):
                         for i in range(IPT):
                             acc = opf(acc, x[i])
                     else:
@@ -726,7 +729,7 @@ def _run_kernel(dtype, op, nb, vec, ident, opf, at, bload, brange, bred, start, 
                         p = i32(u + i)
                         if p >= lo and p < hi:
                             acc = opf(acc, x[i])
-                            if p + 1 == end:  # segment k ends here
+                            if i32(p + 1) == end:  # segment k ends here
                                 if kh < 0:
                                     head = acc  # its earlier part comes from the scan
                                     kh = k
@@ -740,7 +743,7 @@ def _run_kernel(dtype, op, nb, vec, ident, opf, at, bload, brange, bred, start, 
                                 end = i32(0x7FFFFFFF)
                                 while k < ke:
                                     e1 = so[u32(k + 1)]
-                                    if e1 > p + 1:
+                                    if e1 > i32(p + 1):
                                         end = e1
                                         break
                                     k = i32(k + 1)
@@ -791,7 +794,7 @@ def _run_kernel(dtype, op, nb, vec, ident, opf, at, bload, brange, bred, start, 
             w = i32(w + 1)
         return g
 
-    @cuda.jit(launch_bounds=THREADS)
+    @cuda.jit(launch_bounds=(THREADS, min_blocks) if min_blocks else THREADS)
     def sr_run(d_in, off, sh, out, n_seg, defer_items, use_tail, q, items, partial, done, capacity, share_blocks):
         so = cuda.shared.array(so_len, np.int32)
         deferred = cuda.shared.array(mask_words, np.uint32)
