@@ -94,6 +94,12 @@
   b[k] = o[k];                                                       \
   if (s0 + stride < n_seg) o[k] = off[min(s0 + stride + k, n_seg)] /* the next segments' */
 #endif
+#ifndef SR_PREFETCH_ITEM
+#define SR_PREFETCH_ITEM 0 /* 1: sr_tail reads its next work item before this chunk's BlockReduce, not after the
+                            * chunk is done (an explore build, prepare.sh `prefetch`: at 1M items every block
+                            * waits two dependent global reads after each of its ~8 chunks, about 1% of its time,
+                            * near the launcher's gap to CUB there, 2026-12-06) */
+#endif
 #ifndef SR_RUN_MIN_BLOCKS
 #define SR_RUN_MIN_BLOCKS 1 /* sr_run: blocks an SM must hold (modules.sh: 4 for 4-byte types, 3 for 8-byte ones) */
 #endif
@@ -407,6 +413,8 @@ __device__ __forceinline__ void sr_tail(const SR_T *in, const int *off, SR_T *ou
     const int sb = off[s], se = off[s + 1];
     const int b = sb + (int)j * SR_CHUNK;
     const SR_T acc = block_range<U>(in, b, (int)min((long long)b + SR_CHUNK, (long long)se));
+    /* SR_PREFETCH_ITEM: the next work item read while this chunk is reduced (non-zero: written, so valid) */
+    const unsigned long long pre = SR_PREFETCH_ITEM && threadIdx.x == 0 && next != SR_NONE ? __ldcv(items + next) : 0;
     SR_T agg;
     BRED(&acc, &agg, temp);
     const unsigned n = sr_chunk_count(se - sb);
@@ -439,7 +447,7 @@ __device__ __forceinline__ void sr_tail(const SR_T *in, const int *off, SR_T *ou
         work = sr_next(q, items, &ticket, capacity, share_blocks, rank, ranks);
       } else {
         ticket = next;
-        work = sr_item(q, items, next, capacity, share_blocks);
+        work = pre != 0 ? pre : sr_item(q, items, next, capacity, share_blocks);
       }
     }
     __syncthreads();

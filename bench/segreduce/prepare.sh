@@ -62,6 +62,8 @@ done
 # "$out/f32-sum-chunk512k"` here. offsetsfirst: kernels.cu SR_OFFSETS_FIRST 1, the warp kernels' next offsets loaded
 # before their first tiles (bench/README.md, 2026-12-06, fifth session).
 bm_reduce f32 float 4 "(-3.402823466e+38f)" sum "$out/catalog" "$out/f32-sum-offsetsfirst" -Xnvrtc -DSR_OFFSETS_FIRST=1
+# prefetch: kernels.cu SR_PREFETCH_ITEM 1, the tail's next work item read before a chunk's BlockReduce (same entry)
+bm_reduce f32 float 4 "(-3.402823466e+38f)" sum "$out/catalog" "$out/f32-sum-prefetch" -Xnvrtc -DSR_PREFETCH_ITEM=1
 nvcc -O3 -shared -Xcompiler -fPIC -arch="$ARCH" -std=c++17 -o "$out/cub_baselines.so" bench/segreduce/cub_segreduce.cu
 mkdir -p "$out/src" && cp bench/segreduce/kernels.cu bench/scan/scan.cu "$out/src/"  # (device.sh: built from these)
 du -sh "$out"
