@@ -115,6 +115,9 @@ def kernel(dtype, op, name, min_blocks=None):
         min_blocks = min_blocks or {1: 3, 2: 4, 4: 8, 8: 6}[dtype.itemsize]
     elif name == "sr_block":  # (kernels.cu SR_BLOCK_MIN_BLOCKS: 32 registers; its tail's part of the offsets took 34)
         min_blocks = min_blocks or 8
+    elif name == "sr_run" and dtype.itemsize == 4:  # (kernels.cu SR_RUN_MIN_BLOCKS for 4-byte types: 64 registers,
+        min_blocks = min_blocks or 4  # 8 bytes of spill before the loop, 16 without the bound; float16's 32 items
+        # a thread spilled 40 bytes under it, and float64's is kept as measured: no bound)
     else:
         min_blocks = 4 if name.startswith("sr_warp") else None
     return _kernel(dtype.str, op, name, min_blocks)
@@ -507,15 +510,15 @@ def _kernel(dtype, op, name, min_blocks):
             while s0 < s_end:
                 g = i32(min(THREADS, s_end - s0))
                 if tid < g:
-                    so[tid] = i32(off[u32(s0 + tid)] + sh)
+                    so[u32(tid)] = i32(off[u32(s0 + tid)] + sh)
                 if tid == 0:
-                    so[g] = i32(off[u32(s0 + g)] + sh)
+                    so[u32(g)] = i32(off[u32(s0 + g)] + sh)
                 cuda.syncthreads()
-                mine = tid < g and (so[tid + 1] - so[tid] > defer_items or seg_blocks == 0)
+                mine = tid < g and (so[u32(tid + 1)] - so[u32(tid)] > defer_items or seg_blocks == 0)
                 if cuda.syncthreads_or(1 if mine else 0):  # (most parts: no long segment)
                     j = i32(0)
                     while j < g:
-                        b, e = so[j], so[j + 1]
+                        b, e = so[u32(j)], so[u32(j + 1)]
                         here = seg_blocks == 0
                         if e - b > defer_items:
                             if tid == 0:
@@ -539,7 +542,7 @@ def _kernel(dtype, op, name, min_blocks):
 
     if name == "sr_run":
         return _run_kernel(dtype, op, nb, vec, ident, opf, at, bload, brange, bred, start, reserve_add,
-                           write_items, chunk_count, tail, NONE)
+                           write_items, chunk_count, tail, NONE, min_blocks)
 
     if not name.startswith("sr_warp"):
         raise ValueError(f"no segmented-reduction kernel {name!r}")
@@ -657,7 +660,7 @@ def _kernel(dtype, op, name, min_blocks):
 
 
 def _run_kernel(dtype, op, nb, vec, ident, opf, at, bload, brange, bred, start, reserve_add, write_items,
-                chunk_count, tail, NONE):
+                chunk_count, tail, NONE, min_blocks):
     """sr_run: a block per run of up to THREADS consecutive segments, their items read as one range
     (kernels.cu sr_run, whose comments explain it): tiles of four vectors a thread (BlockLoad vectorize,
     blocked), each thread's items reduced segment by segment, a segment's partial carried from thread to
@@ -699,17 +702,17 @@ def _run_kernel(dtype, op, nb, vec, ident, opf, at, bload, brange, bred, start, 
             kh = i32(-1)
             if lo < hi:
                 a, b = ks, ke  # the last k with so[k] <= lo: lo's segment, not empty
-                while b - a > 1:
+                while i32(b - a) > i32(1):  # (i32 throughout: Numba computes int32 + int32 in 64 bits)
                     m = i32((a + b) >> 1)
-                    if so[m] <= lo:
+                    if so[u32(m)] <= lo:
                         a = m
                     else:
                         b = m
                 k = a
-                end = so[k + 1]
+                end = so[u32(k + 1)]
                 if end >= hi:  # no segment ends before this thread's last item: one reduction (kernels.cu)
                     acc = ident()
-                    if lo == u and hi == u + IPT:
+                    if lo == u and hi == i32(u + IPT):
                         for i in range(IPT):
                             acc = opf(acc, x[i])
                     else:
@@ -726,17 +729,24 @@ def _run_kernel(dtype, op, nb, vec, ident, opf, at, bload, brange, bred, start, 
                         p = i32(u + i)
                         if p >= lo and p < hi:
                             acc = opf(acc, x[i])
-                            if p + 1 == end:  # segment k ends here
+                            if i32(p + 1) == end:  # segment k ends here
                                 if kh < 0:
                                     head = acc  # its earlier part comes from the scan
                                     kh = k
                                 else:
                                     out[u32(s0 + k)] = acc
                                 acc = ident()
+                                # the next segment not empty (empty ones are written when the group starts);
+                                # its end as the loop read it (read again after the loop, it was two loads
+                                # from shared memory more an item than kernels.cu's loop)
                                 k = i32(k + 1)
-                                while k < ke and so[k + 1] <= p + 1:  # (empty: written when the group starts)
+                                end = i32(0x7FFFFFFF)
+                                while k < ke:
+                                    e1 = so[u32(k + 1)]
+                                    if e1 > i32(p + 1):
+                                        end = e1
+                                        break
                                     k = i32(k + 1)
-                                end = so[k + 1] if k < ke else i32(0x7FFFFFFF)
                 mine[0].v = acc
                 mine[0].end = 1 if kh >= 0 else 0
             bscan(mine, carry, running=run)  # (ends with a barrier: its temp storage is reused)
@@ -776,7 +786,7 @@ def _run_kernel(dtype, op, nb, vec, ident, opf, at, bload, brange, bred, start, 
         """The first k >= k0 whose bit is set in mask, or g when none (kernels.cu sr_next_bit)."""
         w = i32(k0 // 32)
         while w * 32 < g:
-            m = mask[w]
+            m = mask[u32(w)]
             if w == k0 // 32:
                 m &= u32(0xFFFFFFFF) << u32(k0 % 32)
             if m != 0:
@@ -784,7 +794,7 @@ def _run_kernel(dtype, op, nb, vec, ident, opf, at, bload, brange, bred, start, 
             w = i32(w + 1)
         return g
 
-    @cuda.jit(launch_bounds=THREADS)
+    @cuda.jit(launch_bounds=(THREADS, min_blocks) if min_blocks else THREADS)
     def sr_run(d_in, off, sh, out, n_seg, defer_items, use_tail, q, items, partial, done, capacity, share_blocks):
         so = cuda.shared.array(so_len, np.int32)
         deferred = cuda.shared.array(mask_words, np.uint32)
@@ -798,39 +808,39 @@ def _run_kernel(dtype, op, nb, vec, ident, opf, at, bload, brange, bred, start, 
         while i32(cuda.blockIdx.x) < blocks and s0 < n_seg:
             g = i32(min(group, n_seg - s0))
             if tid < g:
-                so[tid] = i32(off[u32(s0 + tid)] + sh)
+                so[u32(tid)] = i32(off[u32(s0 + tid)] + sh)
             if tid == 0:  # (g may be THREADS)
-                so[g] = i32(off[u32(s0 + g)] + sh)
+                so[u32(g)] = i32(off[u32(s0 + g)] + sh)
             if tid < THREADS // 32:
-                deferred[tid] = 0
+                deferred[u32(tid)] = 0
             cuda.syncthreads()
             n = i32(0)
             if tid < g:
-                n = i32(so[tid + 1] - so[tid])
+                n = i32(so[u32(tid + 1)] - so[u32(tid)])
                 if n <= 0:  # (an empty segment; an end before its start, as CUB: empty)
                     out[u32(s0 + tid)] = ident()
                 if use_tail and n > defer_items:
                     f = reserve_add(q, capacity, chunk_count(n))
-                    first[tid] = f
+                    first[u32(tid)] = f
                     if f != NONE:
                         cuda.atomic.or_(deferred, tid // 32, u32(1) << u32(tid % 32))
             ranges = cuda.syncthreads_or(1 if n < 0 else 0) == 0  # offsets that decrease: a segment at a time
             d = next_bit(deferred, 0, g)
             while d < g:  # the deferred segments' work items (rare), by every thread
-                write_items(s0 + d, i32(so[d + 1] - so[d]), first[d], tid, THREADS, items)
+                write_items(s0 + d, i32(so[u32(d + 1)] - so[u32(d)]), first[u32(d)], tid, THREADS, items)
                 d = next_bit(deferred, i32(d + 1), g)
             if ranges:
                 k0 = i32(0)
                 while k0 < g:
                     k1 = next_bit(deferred, k0, g)
-                    if so[k1] > so[k0]:
-                        run_range(d_in, so[k0], so[k1], so, k0, k1, out, s0)
+                    if so[u32(k1)] > so[u32(k0)]:
+                        run_range(d_in, so[u32(k0)], so[u32(k1)], so, k0, k1, out, s0)
                     k0 = i32(k1 + 1)
             else:
                 j = i32(0)
                 while j < g:  # (what sr_block does)
-                    if so[j + 1] > so[j] and (deferred[j // 32] >> u32(j % 32)) & u32(1) == 0:
-                        agg = bred(brange(d_in, so[j], so[j + 1], tid, ident()))  # (ends with a barrier)
+                    if so[u32(j + 1)] > so[u32(j)] and (deferred[u32(j) >> u32(5)] >> (u32(j) & u32(31))) & u32(1) == 0:
+                        agg = bred(brange(d_in, so[u32(j)], so[u32(j + 1)], tid, ident()))  # (ends with a barrier)
                         if tid == 0:
                             out[u32(s0 + j)] = agg
                     j = i32(j + 1)
