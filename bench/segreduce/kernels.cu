@@ -413,8 +413,9 @@ __device__ __forceinline__ void sr_tail(const SR_T *in, const int *off, SR_T *ou
     const int sb = off[s], se = off[s + 1];
     const int b = sb + (int)j * SR_CHUNK;
     const SR_T acc = block_range<U>(in, b, (int)min((long long)b + SR_CHUNK, (long long)se));
-    /* SR_PREFETCH_ITEM: the next work item read while this chunk is reduced (non-zero: written, so valid) */
-    const unsigned long long pre = SR_PREFETCH_ITEM && threadIdx.x == 0 && next != SR_NONE ? __ldcv(items + next) : 0;
+    /* SR_PREFETCH_ITEM: the next work item read while this chunk is reduced (non-zero: written, so valid; a
+     * ticket past the queue, which sr_take hands out once every block has started, is sr_item's to refuse) */
+    const unsigned long long pre = SR_PREFETCH_ITEM && threadIdx.x == 0 && next < capacity ? __ldcv(items + next) : 0;
     SR_T agg;
     BRED(&acc, &agg, temp);
     const unsigned n = sr_chunk_count(se - sb);
