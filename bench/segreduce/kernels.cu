@@ -72,34 +72,6 @@
 #define SR_AL(p) (p)
 #endif
 #define SR_AL_IF(c, p) ((c) ? SR_AL(p) : (p))
-#ifndef SR_OFFSETS_FIRST
-#define SR_OFFSETS_FIRST 0 /* 1: the warp kernels load the next segments' offsets before these segments' first
-                            * tiles, not after (an explore build, prepare.sh `offsetsfirst`: Numba's sr_warp8 read
-                            * 32 items 2% faster on the launcher's grid with that order, 2026-12-06) */
-#endif
-/* WARP_KERNEL's offsets, o[] the next segments' once loaded: SR_NOW what its first tiles read, SR_NEXT_FIRST and
- * SR_NEXT_AFTER its steps before and after them, b[] the segments it then reduces (0: the code measured since) */
-#if SR_OFFSETS_FIRST
-#define SR_NOW_DECL int c[SR_K + 1];
-#define SR_NOW c
-#define SR_NEXT_FIRST(k)                                             \
-  c[k] = o[k];                                                       \
-  if (s0 + stride < n_seg) o[k] = off[min(s0 + stride + k, n_seg)]
-#define SR_NEXT_AFTER(k) b[k] = c[k]
-#else
-#define SR_NOW_DECL
-#define SR_NOW o
-#define SR_NEXT_FIRST(k)
-#define SR_NEXT_AFTER(k)                                             \
-  b[k] = o[k];                                                       \
-  if (s0 + stride < n_seg) o[k] = off[min(s0 + stride + k, n_seg)] /* the next segments' */
-#endif
-#ifndef SR_PREFETCH_ITEM
-#define SR_PREFETCH_ITEM 0 /* 1: sr_tail reads its next work item before this chunk's BlockReduce, not after the
-                            * chunk is done (an explore build, prepare.sh `prefetch`: at 1M items every block
-                            * waits two dependent global reads after each of its ~8 chunks, about 1% of its time,
-                            * near the launcher's gap to CUB there, 2026-12-06) */
-#endif
 #ifndef SR_RUN_MIN_BLOCKS
 #define SR_RUN_MIN_BLOCKS 1 /* sr_run: blocks an SM must hold (modules.sh: 4 for 4-byte types, 3 for 8-byte ones) */
 #endif
@@ -413,9 +385,6 @@ __device__ __forceinline__ void sr_tail(const SR_T *in, const int *off, SR_T *ou
     const int sb = off[s], se = off[s + 1];
     const int b = sb + (int)j * SR_CHUNK;
     const SR_T acc = block_range<U>(in, b, (int)min((long long)b + SR_CHUNK, (long long)se));
-    /* SR_PREFETCH_ITEM: the next work item read while this chunk is reduced (non-zero: written, so valid; a
-     * ticket past the queue, which sr_take hands out once every block has started, is sr_item's to refuse) */
-    const unsigned long long pre = SR_PREFETCH_ITEM && threadIdx.x == 0 && next < capacity ? __ldcv(items + next) : 0;
     SR_T agg;
     BRED(&acc, &agg, temp);
     const unsigned n = sr_chunk_count(se - sb);
@@ -448,7 +417,7 @@ __device__ __forceinline__ void sr_tail(const SR_T *in, const int *off, SR_T *ou
         work = sr_next(q, items, &ticket, capacity, share_blocks, rank, ranks);
       } else {
         ticket = next;
-        work = pre != 0 ? pre : sr_item(q, items, next, capacity, share_blocks);
+        work = sr_item(q, items, next, capacity, share_blocks);
       }
     }
     __syncthreads();
@@ -482,26 +451,24 @@ __device__ __forceinline__ void sr_tail(const SR_T *in, const int *off, SR_T *ou
     for (; s0 < n_seg; s0 += stride) {                                                                       \
       SR_T x[SR_K][T][SR_N];                                                                                 \
       unsigned deferred = 0;                                                                                 \
-      SR_NOW_DECL                                                                                            \
-      _Pragma("unroll") for (int k = 0; k <= SR_K; ++k) { SR_NEXT_FIRST(k); }                                \
       _Pragma("unroll") for (int k = 0; k < SR_K; ++k)                                                       \
       {                                                                                                      \
-        const int len = SR_NOW[k + 1] - SR_NOW[k];                                                           \
+        const int len = o[k + 1] - o[k];                                                                     \
         if (len > defer) deferred |= 1u << k;                                                                \
         if (T == 1) { /* (as it was before T: the same code for the kernels measured so) */                  \
-          if (len >= L * SR_N && SR_NOW[k] % SR_N == 0 && len <= defer)                                      \
-            WLOAD(L)(in + SR_NOW[k], x[k][0], 0);                                                            \
+          if (len >= L * SR_N && o[k] % SR_N == 0 && len <= defer)                                           \
+            WLOAD(L)(in + o[k], x[k][0], 0);                                                                 \
           else                                                                                               \
-            WLOADG(L)(in + SR_NOW[k], x[k][0], len > defer ? 0 : min(len, L * SR_N), &id, 0);                \
+            WLOADG(L)(in + o[k], x[k][0], len > defer ? 0 : min(len, L * SR_N), &id, 0);                     \
           continue;                                                                                          \
         }                                                                                                    \
         /* the first T tiles from a, the segment's start (a name of its own: the cubins stay those measured; \
          * from its first 16-byte boundary instead measured no better: bench/README, SR_HEAD) */             \
-        const int a = SR_NOW[k];                                                                             \
-        const bool vec = SR_NOW[k] % SR_N == 0 && len <= defer;                                              \
+        const int a = o[k];                                                                                  \
+        const bool vec = o[k] % SR_N == 0 && len <= defer;                                                   \
         _Pragma("unroll") for (int t = 0; t < T; ++t)                                                        \
         {                                                                                                    \
-          const int rest = len > defer ? 0 : SR_NOW[k + 1] - a - t * L * SR_N; /* this tile's and after */   \
+          const int rest = len > defer ? 0 : o[k + 1] - a - t * L * SR_N; /* this tile's items and after */  \
           if (vec && rest >= L * SR_N)                                                                       \
             WLOAD(L)(SR_AL(in + a + t * L * SR_N), x[k][t], 0);                                              \
           else                                                                                               \
@@ -509,7 +476,11 @@ __device__ __forceinline__ void sr_tail(const SR_T *in, const int *off, SR_T *ou
         }                                                                                                    \
       }                                                                                                      \
       int b[SR_K + 1];                                                                                       \
-      _Pragma("unroll") for (int k = 0; k <= SR_K; ++k) { SR_NEXT_AFTER(k); }                                \
+      _Pragma("unroll") for (int k = 0; k <= SR_K; ++k)                                                      \
+      {                                                                                                      \
+        b[k] = o[k];                                                                                         \
+        if (s0 + stride < n_seg) o[k] = off[min(s0 + stride + k, n_seg)]; /* the next segments' */           \
+      }                                                                                                      \
       _Pragma("unroll") for (int k = 0; k < SR_K; ++k)                                                       \
       {                                                                                                      \
         if (s0 + k >= n_seg) break;                                                                          \

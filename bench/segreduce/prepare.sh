@@ -59,11 +59,9 @@ done
 # tail's chunks of BM_CHUNK_BYTES, for which bench.py gives the build a queue of its own: every size but 256 KB
 # measured worse: bench/README.md, 2026-12-06, sessions three and five). None is built now; to time one, add
 # e.g. `BM_CHUNK_BYTES=$((512 * 1024)) bm_reduce f32 float 4 "(-3.402823466e+38f)" sum "$out/catalog"
-# "$out/f32-sum-chunk512k"` here. offsetsfirst: kernels.cu SR_OFFSETS_FIRST 1, the warp kernels' next offsets loaded
-# before their first tiles (bench/README.md, 2026-12-06, fifth session).
-bm_reduce f32 float 4 "(-3.402823466e+38f)" sum "$out/catalog" "$out/f32-sum-offsetsfirst" -Xnvrtc -DSR_OFFSETS_FIRST=1
-# prefetch: kernels.cu SR_PREFETCH_ITEM 1, the tail's next work item read before a chunk's BlockReduce (same entry)
-bm_reduce f32 float 4 "(-3.402823466e+38f)" sum "$out/catalog" "$out/f32-sum-prefetch" -Xnvrtc -DSR_PREFETCH_ITEM=1
+# "$out/f32-sum-chunk512k"` here. offsetsfirst (kernels.cu SR_OFFSETS_FIRST, the warp kernels' next offsets
+# loaded before their first tiles: no plan's kernel gained, sixth session) is in commit 4b07301; prefetch
+# (SR_PREFETCH_ITEM, the tail's next work item read before a chunk's BlockReduce, fixed but not yet run) in 7960cce.
 nvcc -O3 -shared -Xcompiler -fPIC -arch="$ARCH" -std=c++17 -o "$out/cub_baselines.so" bench/segreduce/cub_segreduce.cu
 mkdir -p "$out/src" && cp bench/segreduce/kernels.cu bench/scan/scan.cu "$out/src/"  # (device.sh: built from these)
 du -sh "$out"
