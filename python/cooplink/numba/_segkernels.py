@@ -487,18 +487,20 @@ def _kernel(dtype, op, name, min_blocks):
             if use_tail:
                 seg_blocks = u32(cuda.gridDim.x - share_blocks) if cuda.gridDim.x > share_blocks else u32(0)
             if u32(cuda.blockIdx.x) < seg_blocks:
-                # (signed 64 bits: a uint32 index grew to uint64 under `s += seg_blocks`, and Numba compares
-                # uint64 with int32 n_seg as float64, two conversions and a DSETP a segment; int32 could wrap)
-                s = np.int64(cuda.blockIdx.x)
-                while s < n_seg:
-                    b, e = i32(off[u32(s)] + sh), i32(off[u32(s + 1)] + sh)
+                # (uint32, wrapped back after each step: a uint32 index grows to uint64 under `s += seg_blocks`,
+                # and Numba compares uint64 with int32 n_seg as float64; int32 could wrap. The offsets by
+                # their 64-bit index, so that both are read from one address as in kernels.cu)
+                s, n = u32(cuda.blockIdx.x), u32(n_seg)
+                while s < n:
+                    i = np.int64(s)
+                    b, e = i32(off[i] + sh), i32(off[i + 1] + sh)
                     if not use_tail or i32(e - b) <= defer_items:  # (longer: the tail's)
                         # (bred ends with a barrier, as every call given no temp_storage does: kernels.cu's
                         # __syncthreads after the store; another here was a third barrier a segment)
                         agg = bred(brange(d_in, b, e, tid, ident()))
                         if tid == 0:
-                            out[u32(s)] = agg
-                    s += seg_blocks
+                            out[s] = agg
+                    s = u32(s + seg_blocks)
                 return
             so = cuda.shared.array(part_len, np.int32)
             first = cuda.shared.array(1, np.uint32)
@@ -703,7 +705,7 @@ def _run_kernel(dtype, op, nb, vec, ident, opf, at, bload, brange, bred, start, 
             if lo < hi:
                 a, b = ks, ke  # the last k with so[k] <= lo: lo's segment, not empty
                 while i32(b - a) > i32(1):  # (i32 throughout: Numba computes int32 + int32 in 64 bits)
-                    m = i32((a + b) >> 1)
+                    m = i32(i32(a + b) >> i32(1))  # (a 32-bit sum and shift: kernels.cu's two instructions)
                     if so[u32(m)] <= lo:
                         a = m
                     else:
