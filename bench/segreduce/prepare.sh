@@ -61,7 +61,8 @@ done
 # e.g. `BM_CHUNK_BYTES=$((512 * 1024)) bm_reduce f32 float 4 "(-3.402823466e+38f)" sum "$out/catalog"
 # "$out/f32-sum-chunk512k"` here. offsetsfirst (kernels.cu SR_OFFSETS_FIRST, the warp kernels' next offsets
 # loaded before their first tiles: no plan's kernel gained, sixth session) is in commit 4b07301; prefetch
-# (SR_PREFETCH_ITEM, the tail's next work item read before a chunk's BlockReduce, fixed but not yet run) in 7960cce.
+# (SR_PREFETCH_ITEM, the tail's next work item read before a chunk's BlockReduce: no plan gained, seventh session)
+# in 7960cce.
 nvcc -O3 -shared -Xcompiler -fPIC -arch="$ARCH" -std=c++17 -o "$out/cub_baselines.so" bench/segreduce/cub_segreduce.cu
 mkdir -p "$out/src" && cp bench/segreduce/kernels.cu bench/scan/scan.cu "$out/src/"  # (device.sh: built from these)
 du -sh "$out"
