@@ -6,7 +6,8 @@
 #                                                  # waited for), bench/scan
 #   bash bench/segreduce/device.sh suite [ARGS]    # the segmented_reduce GPU suite (every dtype and operator:
 #                                                  # about 12 minutes, two calls; ARGS: its --filter, --jobs)
-#   bash bench/segreduce/device.sh bench [opts]    # bench/segreduce/bench.py --numba [opts] (every type)
+#   bash bench/segreduce/device.sh bench [opts]    # bench/segreduce/bench.py --numba [opts] (every type; NUMBA=0:
+#                                                  # without --numba)
 #   bash bench/segreduce/device.sh quick [opts]    # check_tail.py (C, Numba), then the bench of float32 only
 #   bash bench/segreduce/device.sh explore [opts]  # check_tail.py (C), then bench.py --explore (f32 sum, cooplink's
 #                                                  # build alone, no Numba)
@@ -62,8 +63,10 @@ case "$what" in
     grep '^FAIL' "$out/suite.log" | cut -c1-300 | head -20
     ;;
   bench)
+    numba=--numba
+    [ "${NUMBA:-1}" = 0 ] && numba=  # (NUMBA=0: the CUDA C kernels and baselines alone, no Numba compiles)
     COOPLINK_CATALOG=$repo/.gpubench/catalog TAIL=50 stage bench "${BENCH_S:-560}" \
-      python3 bench/segreduce/bench.py --gpubench .gpubench --out "$out" --numba --verbose "$@"
+      python3 bench/segreduce/bench.py --gpubench .gpubench --out "$out" $numba --verbose "$@"
     ;;
   quick)
     COOPLINK_CATALOG=$repo/.gpubench/catalog stage check 100 python3 bench/segreduce/check_tail.py --numba
