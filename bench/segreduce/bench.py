@@ -448,9 +448,9 @@ def main():
     ap.add_argument("--numba", action="store_true", help="also the Numba kernels (cooplink.numba installed)")
     ap.add_argument("--no-torch", action="store_true")
     ap.add_argument("--explore", action="store_true", help="also other plans of the adaptive launcher (sums)")
-    ap.add_argument("--variants", default="", help="with --explore: other builds of the f32 sum kernels to time "
-                    "the plans with, .gpubench/f32-sum-<name> (prepare.sh), comma-separated (chunk<K>k: chunks of K KB, "
-                    "with a queue of that size)")
+    ap.add_argument("--variants", default="", help="with --explore: other builds of a type's sum kernels to time "
+                    "the plans with, .gpubench/<type>-sum-<name> (prepare.sh; a type without that build is timed "
+                    "without it), comma-separated (chunk<K>k: chunks of K KB, with a queue of that size)")
     ap.add_argument("--builds", default=",".join(Runner.builds),
                     help="the kernels' builds to time (cooplink, whole, nvcc: the zero-overhead check needs all)")
     ap.add_argument("--verbose", action="store_true", help="each kernel's first run on stderr as it happens")
@@ -492,8 +492,10 @@ def main():
             mods = {b: cp.RawModule(path=os.path.join(args.gpubench, f"{tc}-{op}", f"{b}.cubin"))
                     for b in ("cooplink", "whole", "nvcc", "baselines")
                     if os.path.exists(os.path.join(args.gpubench, f"{tc}-{op}", f"{b}.cubin"))}
-            for v in filter(None, args.variants.split(",") if args.explore and (tc, op) == ("f32", "sum") else []):
-                mods[f"variant {v}"] = cp.RawModule(path=os.path.join(args.gpubench, f"f32-sum-{v}", "cooplink.cubin"))
+            for v in filter(None, args.variants.split(",") if args.explore and op == "sum" else []):
+                path = os.path.join(args.gpubench, f"{tc}-sum-{v}", "cooplink.cubin")  # (prepare.sh's builds)
+                if os.path.exists(path):
+                    mods[f"variant {v}"] = cp.RawModule(path=path)
             for dist in args.lengths.split(","):
                 t0 = time.time()
                 res = run_config(cp, mods, cub, numba_k, tc, op, dist, d_x, x64, args.rounds, rng, sm_count,

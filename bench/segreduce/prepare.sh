@@ -53,8 +53,14 @@ for t in "${BM_TYPES[@]}"; do
       echo "scan $tc, $sd tiles in flight of $v vectors a thread: the cooplink-linked cubin is byte-identical to the whole program's"
   done
 done
-# bench.py --explore --variants NAME times a build of the f32 sum kernels with other -D options, made here as
-# "$out/f32-sum-NAME" (measured and gone: unaligned, SR_ASSUME_ALIGNED 0; noround, SR_ROUND 0; ldg, the full tiles
+# bench.py --explore --variants NAME times a build of a type's sum kernels with other -D options, made here as
+# "$out/<type>-sum-NAME". b6: float64's sr_block bounded to 6 blocks an SM (40 registers) instead of 8 (32): under
+# 32 its loop keeps two of its four tiles in flight, then the other two (two round trips a 16 KB step; float32
+# keeps all four), and the block plan is 0.984-0.996x CUB at 8192, 65536 and random lengths for float64 (H200,
+# seventh session). Measure: `NO_CHECK=1 device.sh explore --rounds 3 --types f64 --variants b6 --lengths
+# 8192,65536,random` ("plan block ... [b6]" against "adaptive").
+bm_reduce f64 double 2 "(-1.7976931348623157e+308)" sum "$out/catalog" "$out/f64-sum-b6" -Xnvrtc -DSR_BLOCK_MIN_BLOCKS=6
+# (measured and gone: unaligned, SR_ASSUME_ALIGNED 0; noround, SR_ROUND 0; ldg, the full tiles
 # by ld.global.nc; help, kernels.cu SR_HELP in the history; chunk64k, chunk128k, chunk512k and chunk1024k, the
 # tail's chunks of BM_CHUNK_BYTES, for which bench.py gives the build a queue of its own: every size but 256 KB
 # measured worse: bench/README.md, 2026-12-06, sessions three and five). None is built now; to time one, add
