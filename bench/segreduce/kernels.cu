@@ -82,6 +82,31 @@
 #define BLOAD CAT4(coop_block_load_, SR_TC, _t256, CAT3(_i, SR_N, _vectorize))
 #define BLOADG CAT4(coop_block_load_guarded_, SR_TC, _t256, CAT3(_i, SR_N, _striped))
 #define BRED CAT4(coop_block_reduce_, OPN, CAT(_, SR_TC), _t256_i1_warp_reductions)
+#ifndef SR_EXPLORE_LDG
+#define SR_EXPLORE_LDG 0
+#endif
+#if SR_EXPLORE_LDG /* an explore build (prepare.sh `ldg`), not cooplink's: the full tiles' 16-byte loads by ld.global.nc, CUB's
+                    * LOAD_LDG (cub::DeviceSegmentedReduce's LDG.E.128.CONSTANT, where BlockLoad and WarpLoad of a
+                    * plain pointer give LDG.E.128), to see whether the hint is what keeps sr_block under CUB at
+                    * 65536 items (H200: 0.986 against 0.998) and the tail at 1M (0.948 against 0.952); 2026-12-05's
+                    * ldg build spilled in sr_block, so its 8192 figure told nothing */
+__device__ __forceinline__ void sr_ldg_vec(const SR_T *p, int i, SR_T *x)
+{
+  union {
+    int4 v;
+    SR_T t[SR_N];
+  } u;
+  u.v = __ldg(reinterpret_cast<const int4 *>(p) + i);
+#pragma unroll
+  for (int j = 0; j < SR_N; ++j) x[j] = u.t[j];
+}
+__device__ __forceinline__ void sr_ldg_block(const SR_T *p, SR_T *x, void *) { sr_ldg_vec(p, threadIdx.x, x); }
+template <int L> __device__ __forceinline__ void sr_ldg_warp(const SR_T *p, SR_T *x, void *) { sr_ldg_vec(p, threadIdx.x % L, x); }
+#undef BLOAD
+#undef WLOAD
+#define BLOAD sr_ldg_block
+#define WLOAD(L) sr_ldg_warp<L>
+#endif
 
 __device__ __forceinline__ SR_T thread_reduce(const SR_T (&x)[SR_N])
 {

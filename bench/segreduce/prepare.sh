@@ -60,6 +60,14 @@ done
 # seventh session). Measure: `NO_CHECK=1 device.sh explore --rounds 3 --types f64 --variants b6 --lengths
 # 8192,65536,random` ("plan block ... [b6]" against "adaptive").
 bm_reduce f64 double 2 "(-1.7976931348623157e+308)" sum "$out/catalog" "$out/f64-sum-b6" -Xnvrtc -DSR_BLOCK_MIN_BLOCKS=6
+# float32's b6 (sr_block keeps its four tiles in flight under 32 registers already: what 6 blocks an SM alone
+# change) and ldg: kernels.cu SR_EXPLORE_LDG, the full tiles by ld.global.nc as CUB's kernel loads them, with b6's
+# bound (under 32 registers its sr_block spilled in 2026-12-05's ldg build; with 40 one word, stored once before
+# its loop and read once a segment; the 32-register warp kernels spill under it: its 32-item figures tell
+# nothing). Measure: `NO_CHECK=1 device.sh explore --rounds 3 --variants b6,ldg --lengths 8192,65536,1M,random,128`.
+bm_reduce f32 float 4 "(-3.402823466e+38f)" sum "$out/catalog" "$out/f32-sum-b6" -Xnvrtc -DSR_BLOCK_MIN_BLOCKS=6
+bm_reduce f32 float 4 "(-3.402823466e+38f)" sum "$out/catalog" "$out/f32-sum-ldg" -Xnvrtc -DSR_EXPLORE_LDG=1 \
+  -Xnvrtc -DSR_BLOCK_MIN_BLOCKS=6
 # (measured and gone: unaligned, SR_ASSUME_ALIGNED 0; noround, SR_ROUND 0; ldg, the full tiles
 # by ld.global.nc; help, kernels.cu SR_HELP in the history; chunk64k, chunk128k, chunk512k and chunk1024k, the
 # tail's chunks of BM_CHUNK_BYTES, for which bench.py gives the build a queue of its own: every size but 256 KB
