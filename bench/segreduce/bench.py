@@ -463,6 +463,10 @@ def main():
     if not builds or not set(builds) <= set(Runner.builds) or "cooplink" not in builds:
         ap.error(f"--builds: cooplink and any of {', '.join(Runner.builds[1:])}, not {args.builds!r}")
     Runner.builds = builds
+    variants = [v for v in args.variants.split(",") if v] if args.explore else []
+    for v in variants:  # (a type without the build is timed without it; a name no type has is a mistake)
+        if not any(os.path.exists(os.path.join(args.gpubench, f"{tc}-sum-{v}")) for tc in args.types.split(",")):
+            ap.error(f"--variants {v}: no .gpubench/<type>-sum-{v} for the types {args.types} (prepare.sh builds them)")
     if args.profile:
         args.rounds, args.no_torch = 0, True  # (--numba kept: its kernels profiled beside the CUDA C ones)
         Runner.builds, Runner.order = ("cooplink",), []
@@ -492,7 +496,7 @@ def main():
             mods = {b: cp.RawModule(path=os.path.join(args.gpubench, f"{tc}-{op}", f"{b}.cubin"))
                     for b in ("cooplink", "whole", "nvcc", "baselines")
                     if os.path.exists(os.path.join(args.gpubench, f"{tc}-{op}", f"{b}.cubin"))}
-            for v in filter(None, args.variants.split(",") if args.explore and op == "sum" else []):
+            for v in variants if op == "sum" else []:
                 path = os.path.join(args.gpubench, f"{tc}-sum-{v}", "cooplink.cubin")  # (prepare.sh's builds)
                 if os.path.exists(path):
                     mods[f"variant {v}"] = cp.RawModule(path=path)

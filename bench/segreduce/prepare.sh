@@ -54,29 +54,41 @@ for t in "${BM_TYPES[@]}"; do
   done
 done
 # bench.py --explore --variants NAME times a build of a type's sum kernels with other -D options, made here as
-# "$out/<type>-sum-NAME". b6: float64's sr_block bounded to 6 blocks an SM (40 registers) instead of 8 (32): under
-# 32 its loop keeps two of its four tiles in flight, then the other two (two round trips a 16 KB step; float32
-# keeps all four), and the block plan is 0.984-0.996x CUB at 8192, 65536 and random lengths for float64 (H200,
-# seventh session). Measure: `NO_CHECK=1 device.sh explore --rounds 3 --types f64 --variants b6 --lengths
-# 8192,65536,random` ("plan block ... [b6]" against "adaptive").
-bm_reduce f64 double 2 "(-1.7976931348623157e+308)" sum "$out/catalog" "$out/f64-sum-b6" -Xnvrtc -DSR_BLOCK_MIN_BLOCKS=6
+# "$out/<type>-sum-NAME" by `variant TYPE NAME DEFS...`.
+variant() {
+  local tc=$1 name=$2 t c ct n lowest
+  shift 2
+  for t in "${BM_TYPES[@]}"; do
+    read -r c ct n lowest <<< "$t"
+    if [ "$c" = "$tc" ]; then
+      bm_reduce "$tc" "$ct" "$n" "$lowest" sum "$out/catalog" "$out/$tc-sum-$name" "$@"
+      return
+    fi
+  done
+  echo "prepare.sh: variant $name: no type $tc in BM_TYPES (bench/segreduce/modules.sh)" >&2
+  exit 1
+}
+# b6: float64's sr_block bounded to 6 blocks an SM (40 registers) instead of 8 (32): under 32 its loop keeps two
+# of its four tiles in flight, then the other two (two round trips a 16 KB step; float32 keeps all four), and the
+# block plan is 0.984-0.996x CUB at 8192, 65536 and random lengths for float64 (H200, seventh session). Measure:
+# `NO_CHECK=1 device.sh explore --rounds 3 --types f64 --variants b6 --lengths 8192,65536,random` ("plan block
+# ... [b6]" against "adaptive").
+variant f64 b6 -Xnvrtc -DSR_BLOCK_MIN_BLOCKS=6
 # float32's b6 (sr_block keeps its four tiles in flight under 32 registers already: what 6 blocks an SM alone
 # change) and ldg: kernels.cu SR_EXPLORE_LDG, the full tiles by ld.global.nc as CUB's kernel loads them, with b6's
-# bound (under 32 registers its sr_block spilled in 2026-12-05's ldg build; with 40 one word, stored once before
-# its loop and read once a segment; the 32-register warp kernels spill under it: its 32-item figures tell
-# nothing). Measure: `NO_CHECK=1 device.sh explore --rounds 3 --variants b6,ldg --lengths 8192,65536,1M,random,128`.
-bm_reduce f32 float 4 "(-3.402823466e+38f)" sum "$out/catalog" "$out/f32-sum-b6" -Xnvrtc -DSR_BLOCK_MIN_BLOCKS=6
-bm_reduce f32 float 4 "(-3.402823466e+38f)" sum "$out/catalog" "$out/f32-sum-ldg" -Xnvrtc -DSR_EXPLORE_LDG=1 \
-  -Xnvrtc -DSR_BLOCK_MIN_BLOCKS=6
-# (measured and gone: unaligned, SR_ASSUME_ALIGNED 0; noround, SR_ROUND 0; ldg, the full tiles
-# by ld.global.nc; help, kernels.cu SR_HELP in the history; chunk64k, chunk128k, chunk512k and chunk1024k, the
-# tail's chunks of BM_CHUNK_BYTES, for which bench.py gives the build a queue of its own: every size but 256 KB
-# measured worse: bench/README.md, 2026-12-06, sessions three and five). None is built now; to time one, add
-# e.g. `BM_CHUNK_BYTES=$((512 * 1024)) bm_reduce f32 float 4 "(-3.402823466e+38f)" sum "$out/catalog"
-# "$out/f32-sum-chunk512k"` here. offsetsfirst (kernels.cu SR_OFFSETS_FIRST, the warp kernels' next offsets
-# loaded before their first tiles: no plan's kernel gained, sixth session) is in commit 4b07301; prefetch
-# (SR_PREFETCH_ITEM, the tail's next work item read before a chunk's BlockReduce: no plan gained, seventh session)
-# in 7960cce.
+# bound (under 32 registers its sr_block spilled in 2026-12-05's ldg build, so that run's block figures told
+# nothing; with 40 one word, stored once before its loop and read once a segment; the 32-register warp kernels
+# spill under it: its 32-item figures tell nothing). Measure: `NO_CHECK=1 device.sh explore --rounds 3 --variants
+# b6,ldg --lengths 8192,65536,1M,random,128`.
+variant f32 b6 -Xnvrtc -DSR_BLOCK_MIN_BLOCKS=6
+variant f32 ldg -Xnvrtc -DSR_EXPLORE_LDG=1 -Xnvrtc -DSR_BLOCK_MIN_BLOCKS=6
+# (measured and gone: unaligned, SR_ASSUME_ALIGNED 0; noround, SR_ROUND 0; help, kernels.cu SR_HELP in the
+# history; chunk64k, chunk128k, chunk512k and chunk1024k, the tail's chunks of BM_CHUNK_BYTES, for which bench.py
+# gives the build a queue of its own: every size but 256 KB measured worse: bench/README.md, 2026-12-06, sessions
+# three and five; to time one again, e.g. `BM_CHUNK_BYTES=$((512 * 1024)) variant f32 chunk512k`. offsetsfirst
+# (kernels.cu SR_OFFSETS_FIRST, the warp kernels' next offsets loaded before their first tiles: no plan's kernel
+# gained, sixth session) is in commit 4b07301; prefetch (SR_PREFETCH_ITEM, the tail's next work item read before a
+# chunk's BlockReduce: no plan gained, seventh session) in 7960cce.)
 nvcc -O3 -shared -Xcompiler -fPIC -arch="$ARCH" -std=c++17 -o "$out/cub_baselines.so" bench/segreduce/cub_segreduce.cu
 mkdir -p "$out/src" && cp bench/segreduce/kernels.cu bench/scan/scan.cu "$out/src/"  # (device.sh: built from these)
 du -sh "$out"
