@@ -12,10 +12,18 @@
 // tiles' loads issued before this one is scanned (a segment of 1M items has one block for the whole of it:
 // its loads in flight are all that hides the memory's latency); a segment that starts off a boundary first takes a shorter tile that ends
 // on one; the ragged end is guarded.
-#include "scan.h"
 #ifdef COOP_WHOLE_PROGRAM
 #include COOP_WHOLE_PROGRAM
+/* sc_chain's pair is a user type: the header's operator must be declared with the wrappers' struct */
+#if defined(SC_TC_F32)
+#define COOP_TYPE_SRPF32 coop_user_srpf32
+#elif defined(SC_TC_F64)
+#define COOP_TYPE_SRPF64 coop_user_srpf64
+#elif defined(SC_TC_I32)
+#define COOP_TYPE_SRPI32 coop_user_srpi32
 #endif
+#endif
+#include "scan.h"
 
 #include "paste.h"
 
@@ -88,6 +96,158 @@ extern "C" __global__ void __launch_bounds__(SC_THREADS) sc_block(const SC_T *in
     BSTOREG(out + p, y, e - p, 0);
   }
 }
+
+#if SC_D == 1 /* (the chained kernel is built once a type, with the default build) */
+/* sc_chain: the whole array in tiles of SC_CTILE items on the array's own grid (tile t: items [t * SC_CTILE,
+ * (t + 1) * SC_CTILE) clipped to [off[0], off[n_seg])), a block a tile, the tiles chained by a decoupled look-back
+ * (as cub::DeviceScan's): so a segment of 1M items has 256 blocks instead of one. A block loads its tile (four
+ * 16-byte vectors a thread, BlockLoad), marks the tile's segment starts (the offsets that fall in it, found by a
+ * 256-way search of the offsets) in a bitmap, reduces its items into a (value since the last start, a start seen)
+ * pair a thread, scans the pairs (BlockScan, exclusive, the segmented operator of bench/segreduce's sr_run: a user
+ * type and a custom operator), publishes the tile's pair, and, unless the tile begins a segment, sums the pairs of
+ * the tiles before it back to the nearest one with a start in it or whose inclusive value is published (a warp,
+ * 32 tiles a step). Each item then gets its exclusive sum within its segment (BlockStore).
+ *
+ * status[t] (zero before the first launch) holds (epoch << 2) | 1 once vals[2t] holds the tile's aggregate (the
+ * sum since its last start, or of the whole tile) and | 2 once vals[2t + 1] holds its inclusive value (the sum
+ * from the start of the segment its last item is in): a launch passes an epoch one above the last (from 1), so no
+ * launch reads another's words and nothing is cleared between launches. Offsets must not decrease (sc_block reads
+ * an end before a start as an empty segment; here it is undefined). Floating-point sums are regrouped by the
+ * look-back (which tiles' words a block finds published), so they may differ from run to run in the last bit, as
+ * cub::DeviceScan's. */
+/* SC_N4: four vectors a thread, SC_V * 4 (a literal: it is pasted into the primitives' names) */
+#define SC_CTILE (SC_THREADS * SC_N4)
+#define BLOAD4 CAT4(coop_block_load_, SC_TC, SC_T_, CAT3(_i, SC_N4, _vectorize))
+#define BLOADG4 CAT4(coop_block_load_guarded_, SC_TC, SC_T_, CAT3(_i, SC_N4, _direct))
+#define BSTORE4 CAT4(coop_block_store_, SC_TC, SC_T_, CAT3(_i, SC_N4, _vectorize))
+#define BSTOREG4 CAT4(coop_block_store_guarded_, SC_TC, SC_T_, CAT3(_i, SC_N4, _direct))
+#define WSUM CAT3(coop_warp_reduce_sum_, SC_TC, _w32)
+#define SC_SEGOP CAT(srsum, SC_TC)
+#define SC_PAIR CAT(COOP_TYPE_SRP, SC_TCU)
+#define BSCANSEG CAT(CAT4(coop_block_exclusive_scan_custom_, SC_SEGOP, _prefix_srp, SC_TC), CAT(_t256_i1_, SC_SEGSCAN))
+#define BSCANSEG_TEMP_BYTES                                                                                   \
+  CAT(CAT4(COOP_BLOCK_EXCLUSIVE_SCAN_CUSTOM_SRSUM, SC_TCU, _PREFIX_SRP, SC_TCU), CAT3(_T256_I1_, SC_SEGSCANU, _TEMP_BYTES))
+
+struct sc_pair {
+  SC_T v;
+  int start; /* a segment starts in these items: what came before does not carry past them */
+};
+static_assert(sizeof(sc_pair) == sizeof(SC_PAIR) && alignof(sc_pair) <= alignof(SC_PAIR), "the pair's user type");
+
+/* The segmented operator: b's value alone when a segment starts in b, else a's and b's summed. */
+extern "C" __device__ void SC_SEGOP(const SC_PAIR *a, const SC_PAIR *b, SC_PAIR *o)
+{
+  sc_pair x, y, r;
+  memcpy(&x, a, sizeof x);
+  memcpy(&y, b, sizeof y);
+  r.v = y.start ? y.v : x.v + y.v;
+  r.start = x.start | y.start;
+  memcpy(o, &r, sizeof r);
+}
+
+__device__ __forceinline__ unsigned sc_load_acquire(const unsigned *p)
+{
+  unsigned v;
+  asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
+  return v;
+}
+
+__device__ __forceinline__ void sc_store_release(unsigned *p, unsigned v)
+{
+  asm volatile("st.release.gpu.global.u32 [%0], %1;" ::"l"(p), "r"(v) : "memory");
+}
+
+extern "C" __global__ void __launch_bounds__(SC_THREADS)
+  sc_chain(const SC_T *in, const int *off, SC_T *out, int n_seg, unsigned *status, SC_T *vals, unsigned epoch)
+{
+  __shared__ __align__(16) unsigned char temp[BSCANSEG_TEMP_BYTES];
+  __shared__ unsigned starts[SC_CTILE / 32]; /* bit i: a segment starts at the tile's item i */
+  __shared__ SC_T prefix;
+  const int t = (int)blockIdx.x, tid = (int)threadIdx.x;
+  const int first = off[0], last = off[n_seg];
+  const int lo = max(t * SC_CTILE, first), hi = min((t + 1) * SC_CTILE, last);
+  if (lo >= hi) return; /* (a tile wholly outside the segments: no block looks back past the first start) */
+  const bool full = hi - lo == SC_CTILE;
+  const SC_T zero = 0;
+  SC_T x[SC_N4];
+  if (full)
+    BLOAD4(in + lo, x, 0);
+  else
+    BLOADG4(in + lo, x, hi - lo, &zero, 0);
+  for (int i = tid; i < SC_CTILE / 32; i += SC_THREADS) starts[i] = 0;
+  /* k0: the first offset at or past lo (how many are below it), by a 256-way search: [a, b] holds it */
+  int a = 0, b = n_seg + 1;
+  while (a < b) {
+    const int step = (b - a + SC_THREADS - 1) / SC_THREADS, k = a + tid * step;
+    const int c = __syncthreads_count(k < b && off[k] < lo);
+    const int a0 = a;
+    a = c ? a0 + (c - 1) * step + 1 : a0;
+    b = c ? min(b, a0 + c * step) : a0;
+  }
+  for (int k = a + tid;; k += SC_THREADS) { /* the offsets in [lo, hi): the tile's starts */
+    const int o = k <= n_seg ? off[k] : hi;
+    if (o < hi) atomicOr(&starts[(o - lo) / 32], 1u << ((o - lo) % 32));
+    if (!__syncthreads_or(tid == SC_THREADS - 1 && o < hi && k + SC_THREADS <= n_seg)) break; /* (they ascend) */
+  }
+  /* this thread's items [tid * SC_N4, + SC_N4) of the tile: their starts, and the pair they reduce to */
+  const unsigned mine = (starts[tid * SC_N4 / 32] >> (tid * SC_N4 % 32)) & (SC_N4 == 32 ? ~0u : (1u << SC_N4) - 1);
+  sc_pair p = {zero, mine != 0};
+  const int s = mine ? 31 - __clz(mine) : 0; /* the last start among them */
+#pragma unroll
+  for (int i = 0; i < SC_N4; ++i)
+    if (i >= s) p.v += x[i];
+  sc_pair e, run = {zero, 0};
+  BSCANSEG(reinterpret_cast<const SC_PAIR *>(&p), reinterpret_cast<SC_PAIR *>(&e), reinterpret_cast<SC_PAIR *>(&run),
+           temp);
+  /* run: the tile's pair. A tile with a start has its inclusive value already; one without publishes its
+   * aggregate for the look-back of the tiles after it, and its inclusive value after its own look-back. */
+  if (tid == 0) {
+    vals[2 * t + (run.start ? 1 : 0)] = run.v;
+    sc_store_release(&status[t], epoch << 2 | (run.start ? 2u : 1u));
+  }
+  if (tid < 32 && !(starts[0] & 1)) { /* the sum from the start of lo's segment to lo */
+    const int k_first = first / SC_CTILE; /* (the first tile that publishes: it holds off[0], a start) */
+    SC_T acc = zero;
+    for (int j = t - 1;; j -= 32) {
+      const int k = j - tid;
+      unsigned w = epoch << 2 | 2; /* (before k_first: nothing to add) */
+      if (k >= k_first)
+        while ((w = sc_load_acquire(&status[k])) >> 2 != epoch) {
+        }
+      const unsigned done = __ballot_sync(~0u, w & 2);
+      const int stop = done ? __ffs(done) - 1 : 32; /* the nearest tile with its inclusive value */
+      SC_T v = zero;
+      if (k >= k_first && tid <= stop) v = __ldcg(&vals[2 * k + (tid == stop ? 1 : 0)]);
+      SC_T sum;
+      WSUM(&v, &sum, 0);
+      acc += sum; /* (lane 0's is the sum) */
+      if (done) break;
+    }
+    if (tid == 0) {
+      prefix = acc;
+      if (!run.start) {
+        vals[2 * t + 1] = acc + run.v;
+        sc_store_release(&status[t], epoch << 2 | 3u);
+      }
+    }
+  } else if (tid == 0) {
+    prefix = zero;
+  }
+  __syncthreads();
+  SC_T acc = e.start ? e.v : prefix + e.v; /* the sum before this thread's first item, within its segment */
+#pragma unroll
+  for (int i = 0; i < SC_N4; ++i) {
+    if (mine >> i & 1) acc = zero;
+    const SC_T v = x[i];
+    x[i] = acc;
+    acc += v;
+  }
+  if (full)
+    BSTORE4(out + lo, x, 0);
+  else
+    BSTOREG4(out + lo, x, hi - lo, 0);
+}
+#endif
 
 /* The copy ceiling: every 16-byte vector read once and written once (grid-stride, four in flight). */
 extern "C" __global__ void __launch_bounds__(SC_THREADS) copy_bw(const int4 *in, int4 *out, long long n_vec)

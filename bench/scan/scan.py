@@ -12,6 +12,7 @@ reference before timing. Bytes counted: input, offsets and output (the copy ceil
 """
 import argparse
 import ctypes
+import itertools
 import json
 import os
 import sys
@@ -25,7 +26,8 @@ from bench import THREADS, TYPES, Runner, gpu_facts, lengths_for, make_input  # 
 LENGTHS = ["128", "1024", "4096", "65536", "1M", "random"]
 # the builds beside the default (one tile of two 16-byte vectors a thread in flight a block): .gpubench/scan-<type>-<v>,
 # bench/segreduce/prepare.sh; d2: two such tiles in flight, v<V>: one tile of V vectors a thread
-VARIANTS = {"d2": "two tiles"}  # (v4, v8, 2026-12-04: slower everywhere, bench/scan/scan.cu's header)
+VARIANTS = {"d2": "two tiles", "d2-v4": "two tiles of 4 vectors"}  # (one tile of 4 or 8 vectors, 2026-12-04: slower
+# everywhere, bench/scan/scan.cu's header)
 WIDE = "d2"  # the build the launcher takes when a block per segment cannot fill the GPU (fewer segments than 8 an SM)
 
 
@@ -58,6 +60,18 @@ def run_config(cp, mods, cub, tc, dist, d_x, x64, rounds, rng, sm_count):
             R.add(f"{build} block scan{suffix}",
                   (lambda f: lambda: f((n_seg,), (THREADS,), (d_x, d_off, d_out)))(f), d_out,
                   bytes_, {"regs": f.num_regs, "local": f.local_size_bytes})
+    # sc_chain (the default builds): a block a tile of the whole array, chained by a look-back through `status`
+    # (zero once; each launch passes the next epoch) and `vals`
+    tile = THREADS * 4 * (16 // size)
+    n_tiles = -(-n // tile)
+    status, vals = cp.zeros(n_tiles, cp.uint32), cp.zeros(2 * n_tiles, dtype)
+    epoch = itertools.count(1)
+    for build in ("cooplink", "whole", "nvcc"):
+        f = mods[build].get_function("sc_chain")
+        R.add(f"{build} chain scan",
+              (lambda f: lambda: f((n_tiles,), (THREADS,), (d_x, d_off, d_out, np.int32(n_seg), status, vals,
+                                                            np.uint32(next(epoch)))))(f),
+              d_out, bytes_, {"regs": f.num_regs, "local": f.local_size_bytes})
     # cub::DeviceScan over the whole array: not segmented, so it is timed, not checked against ref
     fn = getattr(cub, f"cub_scan_exclusive_sum_{tc}")
     tb = ctypes.c_size_t(0)
@@ -84,6 +98,8 @@ def run_config(cp, mods, cub, tc, dist, d_x, x64, rounds, rng, sm_count):
         if "gbs" in r:
             r["share"] = r["gbs"] / ceil
     res["ratios"] = {f"cooplink / {o}": R.ratio("cooplink block scan", f"{o} block scan") for o in ("whole", "nvcc")}
+    res["ratios"].update({f"cooplink chain / {o}": R.ratio("cooplink chain scan", f"{o} chain scan")
+                          for o in ("whole", "nvcc")})
     for v in VARIANTS:
         if f"cooplink {v}" in mods:
             res["ratios"].update({f"cooplink {v} / {o}": R.ratio(f"cooplink block scan {v}", f"{o} block scan {v}")
@@ -110,9 +126,9 @@ def report(path):
     seen = [v for v in list(VARIANTS) + ["t1024"]
             if any(f"cooplink block scan {v}" in c["kernels"] for c in res["configs"])]
     lines += ["| type | lengths | segments | copy ceiling GB/s | **cooplink** (the choice) | one tile in flight | "
-              + "".join(f"{VARIANTS.get(v, v)} | " for v in seen)
+              + "".join(f"{VARIANTS.get(v, v)} | " for v in seen) + "chained tiles | "
               + "whole program | nvcc | cooplink / whole | cooplink / nvcc | registers (cooplink, whole, nvcc) | "
-              "cub::DeviceScan, whole array | >= 0.85 (lengths >= 4096) |", "|" + "---|" * (13 + len(seen))]
+              "cub::DeviceScan, whole array | >= 0.85 (lengths >= 4096) |", "|" + "---|" * (14 + len(seen))]
     for c in res["configs"]:
         k = c["kernels"]
         chosen = c.get("chosen", "cooplink block scan")
@@ -121,6 +137,7 @@ def report(path):
         big = c["lengths"] in ("4096", "65536", "1M")  # (random: mean 2000)
         cols = "".join(f"{k[f'cooplink block scan {v}']['share']:.3f} | " if "share" in k.get(f"cooplink block scan {v}", {})
                        else "- | " for v in seen)
+        cols += f"{k['cooplink chain scan']['share']:.3f} | " if "share" in k.get("cooplink chain scan", {}) else "- | "
         lines.append(
             f"| {c['type']} | {c['lengths']} | {c['segments']} | {k['copy ceiling']['gbs']:.0f} | **{s:.3f}** | "
             f"{k['cooplink block scan'].get('share', 0):.3f} | {cols}"
@@ -171,6 +188,7 @@ def main():
             print(f"scan {tc} {dist:>6}: copy ceiling {k['copy ceiling']['gbs']:6.0f} GB/s | cooplink "
                   f"{k['cooplink block scan'].get('share', 0):.3f} | "
                   + "".join(f"{v} {k.get('cooplink block scan ' + v, {}).get('share', 0):.3f} | " for v in VARIANTS)
+                  + f"chain {k.get('cooplink chain scan', {}).get('share', 0):.3f} | "
                   + f"whole {k['whole block scan'].get('share', 0):.3f}"
                   f" | cub::DeviceScan {k['cub::DeviceScan (whole array)'].get('share', 0):.3f} | "
                   f"wrong {sum(v.get('wrong', 0) for v in k.values())}", flush=True)

@@ -269,7 +269,8 @@ def run_config(cp, mods, cub, numba_k, tc, op, dist, d_x, x64, rounds, rng, sm_c
     offs = np.zeros(n_seg + 1, np.int64)
     np.cumsum(lens, out=offs[1:])
     starts = offs[:-1]
-    ref64 = (np.add if op == "sum" else np.maximum).reduceat(x64, starts)
+    # (a fixed length that does not divide n leaves the last n % length items out of every segment)
+    ref64 = (np.add if op == "sum" else np.maximum).reduceat(x64[:offs[-1]], starts)
     ref = ref64.astype(dtype)
     assert np.array_equal(ref.astype(ref64.dtype), ref64) or dtype == np.int32, "the sums must be exact"
     d_off = cp.asarray(offs.astype(np.int32))
@@ -277,7 +278,7 @@ def run_config(cp, mods, cub, numba_k, tc, op, dist, d_x, x64, rounds, rng, sm_c
     poison = np.nan if dtype != np.int32 else np.int32(0x5A5A5A5A)
     R = Runner(cp, ref, poison)
     R.config = f"{tc} {op}"
-    bytes_ = n * size + (n_seg + 1) * 4 + n_seg * size
+    bytes_ = int(offs[-1]) * size + (n_seg + 1) * 4 + n_seg * size
     state = State(cp, n, n_seg, dtype)
     huge = np.int64(1 << 62)
     null = np.uintp(0)

@@ -20,9 +20,11 @@
 
 # type code, C type, items per 16-byte vector, lowest value
 BM_TYPES=("f32 float 4 (-3.402823466e+38f)" "f64 double 2 (-1.7976931348623157e+308)" "i32 int 4 (-2147483647-1)")
-# the scan's wide tiles: 16-byte vectors a thread (bench/scan/scan.cu SC_N / SC_V), built as scan-<type>-v<V>;
-# none since 2026-12-04: 4 and 8 lost to two vectors at every length (bench/scan/scan.cu's header)
-BM_SCAN_VECS=()
+# the scan's builds, D_V: D full tiles in flight a block (bench/scan/scan.cu SC_D) of V 16-byte vectors a thread
+# (SC_N / SC_V), built as scan-<type>[-d<D>][-v<V>] (1_2: scan-<type>, the default). One tile of 4 or 8 vectors lost
+# to two vectors at every length (2026-12-04, bench/scan/scan.cu's header); 2_4: two tiles of four in flight, for
+# segments too few to fill the GPU with blocks (1M items: a block's tile after tile is what limits them)
+BM_SCAN_BUILDS=(1_2 2_2 2_4)
 # sr_run's (value, ends here) pair per type: a user type of the catalog (coopgen --user-type)
 BM_USER_TYPES=(--user-type srpf32:8:4 --user-type srpf64:16:8 --user-type srpi32:8:4)
 
@@ -40,17 +42,34 @@ bm_symbols() {
     # sr_run: four vectors a thread, the ragged end guarded and blocked, the segmented scan
     echo "coop_block_load_${tc}_t256_i$((n * 4))_vectorize"
     echo "coop_block_load_guarded_${tc}_t256_i${n}_direct"
-    echo "coop_block_exclusive_scan_custom_sr${op}${tc}_prefix_srp${tc}_t256_i1_$([ "$n" = 2 ] && echo raking || echo warp_scans)"
+    echo "coop_block_exclusive_scan_custom_sr${op}${tc}_prefix_srp${tc}_t256_i1_$(bm_segscan "$n")"
   done
-  # scan: BlockLoad, BlockScan exclusive sum with a running prefix, BlockStore (two vectors a thread, and the
-  # wide tiles' BM_SCAN_VECS)
-  for i in $((n * 2)) $(for v in "${BM_SCAN_VECS[@]}"; do echo $((n * v)); done); do
+  # scan: BlockLoad, BlockScan exclusive sum with a running prefix, BlockStore (the vectors a thread of each of
+  # BM_SCAN_BUILDS)
+  for i in $(for sv in "${BM_SCAN_BUILDS[@]}"; do echo $((n * ${sv#*_})); done | sort -u); do
     echo "coop_block_load_${tc}_t256_i${i}_vectorize"
     echo "coop_block_load_guarded_${tc}_t256_i${i}_direct"
     echo "coop_block_store_${tc}_t256_i${i}_vectorize"
     echo "coop_block_store_guarded_${tc}_t256_i${i}_direct"
     echo "coop_block_exclusive_scan_sum_prefix_${tc}_t256_i${i}_warp_scans"
   done
+  bm_chain_symbols "$tc" "$n"
+}
+
+# the scan's chained kernel (bench/scan/scan.cu sc_chain): four vectors a thread, sr_run's segmented scan of
+# (value, starts here) pairs, a warp's sum for the look-back
+bm_chain_symbols() {
+  local tc=$1 n=$2
+  echo "coop_block_load_${tc}_t256_i$((n * 4))_vectorize"
+  echo "coop_block_load_guarded_${tc}_t256_i$((n * 4))_direct"
+  echo "coop_block_store_${tc}_t256_i$((n * 4))_vectorize"
+  echo "coop_block_store_guarded_${tc}_t256_i$((n * 4))_direct"
+  echo "coop_block_exclusive_scan_custom_srsum${tc}_prefix_srp${tc}_t256_i1_$(bm_segscan "$n")"
+  echo "coop_warp_reduce_sum_${tc}_w32"
+}
+
+bm_segscan() {  # the segmented scan's algorithm by items a vector: raking for 8-byte types (sr_run: 80 registers
+  [ "$1" = 2 ] && echo raking || echo warp_scans  # against warp_scans' 107, three blocks an SM; 4-byte: 64 / 58)
 }
 
 # bm_link NAME SOURCE CATALOG DIR DEFS...: cooplink.cubin and whole.cubin of SOURCE, with the wrappers of
@@ -97,10 +116,14 @@ bm_scan() {  # bm_scan TC CT N CATALOG DIR [D (1)] [VECTORS A THREAD (2)]
   local tc=$1 ct=$2 n=$3 cat=$4 d=$5 sd=${6:-1} i=$(($3 * ${7:-2})) up
   rm -rf "$d" && mkdir -p "$d"
   up=$(echo "$tc" | tr a-z A-Z)
-  bm_symbols "$tc" "$n" | grep -E "_${tc}_t256_i${i}_" | sort -u > "$d/symbols.txt"
+  { bm_symbols "$tc" "$n" | grep -E "_${tc}_t256_i${i}_"; bm_chain_symbols "$tc" "$n"; } |
+    sort -u > "$d/symbols.txt"
   echo '#include "segreduce.h"' > "$d/scan.h"  # (scan.cu includes scan.h; the catalog's header is segreduce.h)
+  local alg
+  alg=$(bm_segscan "$n")
   bm_link scan bench/scan/scan.cu "$cat" "$d" -Xnvrtc "-DSC_T=$ct" -Xnvrtc "-DSC_TC=$tc" -Xnvrtc "-DSC_N=$i" \
-    -Xnvrtc "-DSC_V=$n" -Xnvrtc "-DSC_D=$sd" \
+    -Xnvrtc "-DSC_V=$n" -Xnvrtc "-DSC_D=$sd" -Xnvrtc "-DSC_N4=$((n * 4))" -Xnvrtc "-DSC_TCU=$up" -Xnvrtc "-DSC_TC_$up" -Xnvrtc "-DSC_SEGSCAN=$alg" \
+    -Xnvrtc "-DSC_SEGSCANU=$(echo "$alg" | tr a-z A-Z)" \
     -Xnvrtc "-DSCAN_TEMP_BYTES=COOP_BLOCK_EXCLUSIVE_SCAN_SUM_PREFIX_${up}_T256_I${i}_WARP_SCANS_TEMP_BYTES"
 }
 

@@ -5,8 +5,8 @@
 #   - per type and operator (<type>-<op>/), kernels.cu linked by cooplink against it (cooplink.cubin), the
 #     same source with the primitives' CUDA source in its own translation unit (whole.cubin: NVRTC and
 #     nvJitLink as cooplink's; nvcc.cubin: nvcc), and baselines.cu;
-#   - per type (scan-<type>/, scan-<type>-d2/ with two tiles in flight a block, scan-<type>-v<V>/ with wide tiles
-#     of V vectors a thread: modules.sh BM_SCAN_VECS), bench/scan/scan.cu the
+#   - per type (scan-<type>/, scan-<type>-d2/ with two tiles in flight a block, scan-<type>-d2-v4/ with two tiles
+#     of four vectors a thread: modules.sh BM_SCAN_BUILDS), bench/scan/scan.cu the
 #     same three ways;
 #   - cub::DeviceSegmentedReduce and cub::DeviceScan in a shared library (nvcc);
 #   - the wheel and catalog of the Numba kernels (tests/gpu/prepare_python.sh's .gpuwheels) are separate.
@@ -44,7 +44,7 @@ for t in "${BM_TYPES[@]}"; do
     bm_nvcc bench/segreduce/kernels.cu "$out/catalog" "$d"
     cmp -s "$d/cooplink.cubin" "$d/whole.cubin" && echo "$tc $op: the cooplink-linked cubin is byte-identical to the whole program's"
   done
-  for sv in 1_2 2_2 $(for v in "${BM_SCAN_VECS[@]}"; do echo "1_$v"; done); do  # (tiles in flight, vectors)
+  for sv in "${BM_SCAN_BUILDS[@]}"; do  # (tiles in flight, vectors a thread)
     read -r sd v <<< "${sv/_/ }"
     d=$out/scan-$tc$([ "$sd" = 1 ] || echo "-d$sd")$([ "$v" = 2 ] || echo "-v$v")
     bm_scan "$tc" "$ct" "$n" "$out/catalog" "$d" "$sd" "$v"
