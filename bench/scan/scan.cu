@@ -6,7 +6,10 @@
 // build chosen when there are fewer segments than the GPU holds blocks: with 256 segments of 1M items a block
 // per segment keeps too few loads in flight). Wider tiles (SC_N of 4 or 8 vectors a thread, one tile in flight)
 // lost to both at every length (2026-12-04, f32, share of the copy ceiling, v4 / v8 against d2: 4096 0.721 /
-// 0.127 against 0.816, 1M 0.654 / 0.360 against 0.748): what 1M lacks is blocks, not bytes a block.
+// 0.127 against 0.816, 1M 0.654 / 0.360 against 0.748): what 1M lacks is blocks, not bytes a block. Two tiles of
+// four vectors in flight lost too (2026-12-06, H100, f32: 1M 0.718 against d2's 0.848). The second kernel,
+// sc_chain (below), gives a long segment many blocks; the launcher (bench/scan/scan.py choose) takes it for
+// short segments, where it reads 3x a block per segment.
 //
 // Tiles: full tiles on a 16-byte boundary load and store as vectors (blocked, coalesced), the next SC_D
 // tiles' loads issued before this one is scanned (a segment of 1M items has one block for the whole of it:

@@ -1,5 +1,7 @@
 """Segmented exclusive sum over 1 GiB on the GPU: cooplink's BlockLoad + BlockScan (running prefix) +
-BlockStore kernel (one tile in flight a block, and two, chosen when a block per segment cannot fill the GPU) against the same kernel compiled as one program, cub::DeviceScan::ExclusiveSum over
+BlockStore kernels, a block a segment (one tile in flight a block, and two, chosen when a block per segment
+cannot fill the GPU) and sc_chain (a block a tile of the whole array, the tiles chained by a look-back: chosen
+for short segments), each against the same kernel compiled as one program, cub::DeviceScan::ExclusiveSum over
 the whole array, and the copy ceiling (every 16-byte vector read and written once), in one run.
 
 Inputs: .gpubench/scan-<type>/{cooplink,whole,nvcc}.cubin and .gpubench/cub_baselines.so, made here by
@@ -26,9 +28,24 @@ from bench import THREADS, TYPES, Runner, gpu_facts, lengths_for, make_input  # 
 LENGTHS = ["128", "1024", "4096", "65536", "1M", "random"]
 # the builds beside the default (one tile of two 16-byte vectors a thread in flight a block): .gpubench/scan-<type>-<v>,
 # bench/segreduce/prepare.sh; d2: two such tiles in flight, v<V>: one tile of V vectors a thread
-VARIANTS = {"d2": "two tiles", "d2-v4": "two tiles of 4 vectors"}  # (one tile of 4 or 8 vectors, 2026-12-04: slower
+VARIANTS = {"d2": "two tiles"}  # (one tile of 4 or 8 vectors, 2026-12-04, and two of 4, 2026-12-06: slower
 # everywhere, bench/scan/scan.cu's header)
 WIDE = "d2"  # the build the launcher takes when a block per segment cannot fill the GPU (fewer segments than 8 an SM)
+CHAIN_MAX_MEAN_BYTES = 16384  # sc_chain for mean segments shorter than this (H100, f32: 128 items 0.751 against the
+# block per segment's 0.238, 1024 0.785 / 0.552, random lengths of mean 2000 0.541 / 0.512, 4096 0.787 / 0.980;
+# bench/results/scan/s36_scan_f32_h100.json)
+
+
+def choose(n, n_seg, itemsize, sm_count):
+    """The kernel the launcher takes: its label in a configuration's kernels."""
+    if n * itemsize < CHAIN_MAX_MEAN_BYTES * n_seg:
+        return "cooplink chain scan"
+    return f"cooplink block scan {WIDE}" if n_seg < sm_count * 8 else "cooplink block scan"
+
+
+def ratio_key(label):
+    """A kernel's label -> its cooplink / whole program ratio's name, e.g. cooplink chain scan -> cooplink chain."""
+    return label.replace(" block scan", "").replace(" scan", "")
 
 
 def run_config(cp, mods, cub, tc, dist, d_x, x64, rounds, rng, sm_count):
@@ -105,9 +122,16 @@ def run_config(cp, mods, cub, tc, dist, d_x, x64, rounds, rng, sm_count):
             res["ratios"].update({f"cooplink {v} / {o}": R.ratio(f"cooplink block scan {v}", f"{o} block scan {v}")
                                   for o in ("whole", "nvcc")})
     # the launcher's choice: the wide build when a block per segment cannot fill the GPU
-    res["chosen"] = f"cooplink block scan {WIDE}" if f"cooplink {WIDE}" in mods and n_seg < sm_count * 8 \
-        else "cooplink block scan"
+    res["chosen"] = choose(n, n_seg, size, sm_count)
     return res
+
+
+def chosen_of(res, c):
+    """A configuration's kernel by today's choose() where the run timed it (runs before a rule was: their own)."""
+    size = np.dtype(TYPES[c["type"]][0]).itemsize
+    n = (c["bytes"] - 4 * (c["segments"] + 1)) // (2 * size)  # (the bytes: input, output and offsets)
+    label = choose(n, c["segments"], size, res["gpu_before"]["sm_count"])
+    return label if label in c["kernels"] else c.get("chosen", "cooplink block scan")
 
 
 def report(path):
@@ -122,8 +146,9 @@ def report(path):
              f"{sum(v.get('wrong', 0) for c in res['configs'] for v in c['kernels'].values())} wrong",
              "- share: GB/s (input + offsets + output) over the copy ceiling measured in the same configuration", "",
              ]
-    # the builds this run timed (t1024: runs of 2026-12-02, blocks of 1024 threads)
-    seen = [v for v in list(VARIANTS) + ["t1024"]
+    # the builds this run timed (t1024: runs of 2026-12-02, blocks of 1024 threads; d2-v4: 2026-12-06, two tiles of
+    # four vectors a thread)
+    seen = [v for v in list(VARIANTS) + ["t1024", "d2-v4"]
             if any(f"cooplink block scan {v}" in c["kernels"] for c in res["configs"])]
     lines += ["| type | lengths | segments | copy ceiling GB/s | **cooplink** (the choice) | one tile in flight | "
               + "".join(f"{VARIANTS.get(v, v)} | " for v in seen) + "chained tiles | "
@@ -131,8 +156,8 @@ def report(path):
               "cub::DeviceScan, whole array | >= 0.85 (lengths >= 4096) |", "|" + "---|" * (14 + len(seen))]
     for c in res["configs"]:
         k = c["kernels"]
-        chosen = c.get("chosen", "cooplink block scan")
-        ratio = chosen.replace("block scan ", "") + " / {}" if chosen != "cooplink block scan" else "cooplink / {}"
+        chosen = chosen_of(res, c)
+        ratio = ratio_key(chosen) + " / {}"
         s = k[chosen].get("share")
         big = c["lengths"] in ("4096", "65536", "1M")  # (random: mean 2000)
         cols = "".join(f"{k[f'cooplink block scan {v}']['share']:.3f} | " if "share" in k.get(f"cooplink block scan {v}", {})

@@ -5,8 +5,8 @@
 #   - per type and operator (<type>-<op>/), kernels.cu linked by cooplink against it (cooplink.cubin), the
 #     same source with the primitives' CUDA source in its own translation unit (whole.cubin: NVRTC and
 #     nvJitLink as cooplink's; nvcc.cubin: nvcc), and baselines.cu;
-#   - per type (scan-<type>/, scan-<type>-d2/ with two tiles in flight a block, scan-<type>-d2-v4/ with two tiles
-#     of four vectors a thread: modules.sh BM_SCAN_BUILDS), bench/scan/scan.cu the
+#   - per type (scan-<type>/, scan-<type>-d2/ with two tiles in flight a block: modules.sh BM_SCAN_BUILDS),
+#     bench/scan/scan.cu the
 #     same three ways;
 #   - cub::DeviceSegmentedReduce and cub::DeviceScan in a shared library (nvcc);
 #   - the wheel and catalog of the Numba kernels (tests/gpu/prepare_python.sh's .gpuwheels) are separate.

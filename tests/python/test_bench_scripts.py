@@ -49,6 +49,17 @@ def test_heavy_halves_cover_the_items():
     assert short.max() < 8192 < heavy.max() and 60 < short.mean() < 68
 
 
+def test_scan_launcher_takes_the_chain_for_short_segments_only():
+    scan = _load("scan_bench", "bench/scan/scan.py")
+    n, sms = 1 << 28, 132  # (1 GiB of float32, an H100's SMs)
+    assert scan.choose(n, n // 128, 4, sms) == scan.choose(n, n // 1024, 4, sms) == "cooplink chain scan"
+    assert scan.choose(n, n // 2000, 4, sms) == "cooplink chain scan"  # (random lengths: mean 2000)
+    assert scan.choose(n, n // 4096, 4, sms) == scan.choose(n // 2, n // 2 // 4096, 8, sms) == "cooplink block scan"
+    assert scan.choose(n, n // (1 << 20), 4, sms) == "cooplink block scan d2"  # (256 segments: under 8 an SM)
+    assert scan.ratio_key("cooplink chain scan") == "cooplink chain"
+    assert scan.ratio_key("cooplink block scan d2") == "cooplink d2" and scan.ratio_key("cooplink block scan") == "cooplink"
+
+
 def test_report_mends_torchs_first_call(tmp_path):
     """A run's first torch call starts torch: its figure (untimed, no second run) gives way to an earlier
     run's figure of that configuration, or to none; torch's later configurations of the run stay."""
