@@ -33,7 +33,7 @@ VARIANTS = {"d2": "two tiles"}  # (one tile of 4 or 8 vectors, 2026-12-04, and t
 WIDE = "d2"  # the build the launcher takes when a block per segment cannot fill the GPU (fewer segments than 8 an SM)
 CHAIN_MAX_MEAN_BYTES = 16384  # sc_chain for mean segments shorter than this (H100, f32: 128 items 0.751 against the
 # block per segment's 0.238, 1024 0.785 / 0.552, random lengths of mean 2000 0.541 / 0.512, 4096 0.787 / 0.980;
-# bench/results/scan/s36_scan_f32_h100.json)
+# bench/results/scan/h100/s36_scan_f32.json)
 
 
 def choose(n, n_seg, itemsize, sm_count):
@@ -121,7 +121,8 @@ def run_config(cp, mods, cub, tc, dist, d_x, x64, rounds, rng, sm_count):
         if f"cooplink {v}" in mods:
             res["ratios"].update({f"cooplink {v} / {o}": R.ratio(f"cooplink block scan {v}", f"{o} block scan {v}")
                                   for o in ("whole", "nvcc")})
-    # the launcher's choice: the wide build when a block per segment cannot fill the GPU
+    # the launcher's choice (choose: the chain for short segments, the wide build when a block per segment cannot
+    # fill the GPU)
     res["chosen"] = choose(n, n_seg, size, sm_count)
     return res
 

@@ -14,7 +14,8 @@
 #                               nvJitLink; DIR/baselines.cubin; DIR/*.log: the links' verbose logs;
 #                               DIR/nvcc.args: the -D options, for an nvcc build of the whole program
 #   bm_scan TC CT N CATALOG DIR [D] [V]
-#                               the same for bench/scan/scan.cu (no baselines), D full tiles in flight a block (1),
+#                               the same for bench/scan/scan.cu (sc_block and sc_chain; no baselines), D full
+#                               tiles in flight a block of sc_block (1),
 #                               V 16-byte vectors a thread (2)
 #   bm_nvcc SOURCE CATALOG DIR  DIR/nvcc.cubin: the whole program through nvcc
 
@@ -116,13 +117,15 @@ bm_scan() {  # bm_scan TC CT N CATALOG DIR [D (1)] [VECTORS A THREAD (2)]
   local tc=$1 ct=$2 n=$3 cat=$4 d=$5 sd=${6:-1} i=$(($3 * ${7:-2})) up
   rm -rf "$d" && mkdir -p "$d"
   up=$(echo "$tc" | tr a-z A-Z)
+  # (sc_chain's symbols in every build: scan.cu declares its pair's operator whatever SC_D is)
   { bm_symbols "$tc" "$n" | grep -E "_${tc}_t256_i${i}_"; bm_chain_symbols "$tc" "$n"; } |
     sort -u > "$d/symbols.txt"
   echo '#include "segreduce.h"' > "$d/scan.h"  # (scan.cu includes scan.h; the catalog's header is segreduce.h)
   local alg
   alg=$(bm_segscan "$n")
   bm_link scan bench/scan/scan.cu "$cat" "$d" -Xnvrtc "-DSC_T=$ct" -Xnvrtc "-DSC_TC=$tc" -Xnvrtc "-DSC_N=$i" \
-    -Xnvrtc "-DSC_V=$n" -Xnvrtc "-DSC_D=$sd" -Xnvrtc "-DSC_N4=$((n * 4))" -Xnvrtc "-DSC_TCU=$up" -Xnvrtc "-DSC_TC_$up" -Xnvrtc "-DSC_SEGSCAN=$alg" \
+    -Xnvrtc "-DSC_V=$n" -Xnvrtc "-DSC_D=$sd" -Xnvrtc "-DSC_N4=$((n * 4))" -Xnvrtc "-DSC_TCU=$up" -Xnvrtc "-DSC_TC_$up" \
+    -Xnvrtc "-DSC_SEGSCAN=$alg" \
     -Xnvrtc "-DSC_SEGSCANU=$(echo "$alg" | tr a-z A-Z)" \
     -Xnvrtc "-DSCAN_TEMP_BYTES=COOP_BLOCK_EXCLUSIVE_SCAN_SUM_PREFIX_${up}_T256_I${i}_WARP_SCANS_TEMP_BYTES"
 }
