@@ -160,6 +160,53 @@ __device__ __forceinline__ void sc_store_release(unsigned *p, unsigned v)
   asm volatile("st.release.gpu.global.u32 [%0], %1;" ::"l"(p), "r"(v) : "memory");
 }
 
+#ifndef SC_CHAIN_FAST
+#define SC_CHAIN_FAST 0 /* an explore build (prepare.sh scan-<type>-fast, not yet measured): for 4-byte types a tile's
+                         * flags and value in one 64-bit word of vals (one read a look-back, as cub::DeviceScan's,
+                         * where the default reads the status, then the value), and the offsets' first read where
+                         * they would be if the segments were even (one read for even lengths, where the default's
+                         * search takes two to four) */
+#endif
+#define SC_PACKED (SC_CHAIN_FAST && sizeof(SC_T) == 4)
+
+/* Publishes tile t's value v: kind 1 its aggregate, 2 or 3 its inclusive value (3: after an aggregate) (SC_PACKED: in
+ * one word, the inclusive replacing the aggregate; else vals[2t] or vals[2t + 1], then status[t]). */
+__device__ __forceinline__ void sc_publish(unsigned *status, SC_T *vals, int t, unsigned epoch, unsigned kind, SC_T v)
+{
+  if constexpr (SC_PACKED) {
+    unsigned bits;
+    memcpy(&bits, &v, sizeof bits);
+    const unsigned long long w = (unsigned long long)(epoch << 2 | kind) << 32 | bits;
+    asm volatile("st.release.gpu.global.u64 [%0], %1;" ::"l"(reinterpret_cast<unsigned long long *>(vals) + t), "l"(w)
+                 : "memory");
+  } else {
+    vals[2 * t + (kind >= 2)] = v;
+    sc_store_release(&status[t], epoch << 2 | kind);
+  }
+}
+
+/* Waits for tile k's word of this epoch: its kind (bit 2: inclusive), and under SC_PACKED its value. */
+__device__ __forceinline__ unsigned sc_wait(const unsigned *status, const SC_T *vals, int k, unsigned epoch, SC_T *v)
+{
+  if constexpr (SC_PACKED) {
+    unsigned long long w;
+    do
+      asm volatile("ld.acquire.gpu.global.u64 %0, [%1];"
+                   : "=l"(w)
+                   : "l"(reinterpret_cast<const unsigned long long *>(vals) + k)
+                   : "memory");
+    while ((unsigned)(w >> 34) != epoch);
+    const unsigned bits = (unsigned)w;
+    memcpy(v, &bits, sizeof bits);
+    return (unsigned)(w >> 32) & 3;
+  } else {
+    unsigned w;
+    while ((w = sc_load_acquire(&status[k])) >> 2 != epoch) {
+    }
+    return w & 3;
+  }
+}
+
 extern "C" __global__ void __launch_bounds__(SC_THREADS)
   sc_chain(const SC_T *in, const int *off, SC_T *out, int n_seg, unsigned *status, SC_T *vals, unsigned epoch)
 {
@@ -180,6 +227,25 @@ extern "C" __global__ void __launch_bounds__(SC_THREADS)
   for (int i = tid; i < SC_CTILE / 32; i += SC_THREADS) starts[i] = 0;
   /* k0: the first offset at or past lo (how many are below it), by a 256-way search: [a, b] holds it */
   int a = 0, b = n_seg + 1;
+#if SC_CHAIN_FAST
+  int from = -1; /* the first offset the starts' loop below reads (-1: a) */
+  { /* first the 256 offsets about where lo's would be were the segments even: most often they bracket it */
+    const long long g = (long long)(lo - first) * n_seg / max(last - first, 1);
+    const int base = (int)max(min(g - SC_THREADS / 2, (long long)(n_seg + 1 - SC_THREADS)), 0LL);
+    const int w = min(SC_THREADS, n_seg + 1 - base), k = base + tid; /* (w: the offsets in the window) */
+    const int o = tid < w ? off[k] : hi;
+    const int c = __syncthreads_count(tid < w && o < lo);
+    if ((c > 0 || base == 0) && c < w) { /* off[base + c - 1] < lo <= off[base + c]: found, and the window's starts */
+      a = b = base + c;
+      if (tid < w && k >= a && o < hi) atomicOr(&starts[(o - lo) / 32], 1u << ((o - lo) % 32));
+      from = __syncthreads_or(tid == w - 1 && o < hi) ? base + w : n_seg + 1; /* (more past the window?) */
+    } else if (c == 0) {
+      b = base;
+    } else {
+      a = base + w;
+    }
+  }
+#endif
   while (a < b) {
     const int step = (b - a + SC_THREADS - 1) / SC_THREADS, k = a + tid * step;
     const int c = __syncthreads_count(k < b && off[k] < lo);
@@ -187,7 +253,11 @@ extern "C" __global__ void __launch_bounds__(SC_THREADS)
     a = c ? a0 + (c - 1) * step + 1 : a0;
     b = c ? min(b, a0 + c * step) : a0;
   }
+#if SC_CHAIN_FAST
+  for (int k = (from < 0 ? a : from) + tid; from <= n_seg; k += SC_THREADS) { /* the offsets in [lo, hi): the starts */
+#else
   for (int k = a + tid;; k += SC_THREADS) { /* the offsets in [lo, hi): the tile's starts */
+#endif
     const int o = k <= n_seg ? off[k] : hi;
     if (o < hi) atomicOr(&starts[(o - lo) / 32], 1u << ((o - lo) % 32));
     if (!__syncthreads_or(tid == SC_THREADS - 1 && o < hi && k + SC_THREADS <= n_seg)) break; /* (they ascend) */
@@ -204,15 +274,22 @@ extern "C" __global__ void __launch_bounds__(SC_THREADS)
            temp);
   /* run: the tile's pair. A tile with a start has its inclusive value already; one without publishes its
    * aggregate for the look-back of the tiles after it, and its inclusive value after its own look-back. */
-  if (tid == 0) {
-    vals[2 * t + (run.start ? 1 : 0)] = run.v;
-    sc_store_release(&status[t], epoch << 2 | (run.start ? 2u : 1u));
-  }
+  if (tid == 0) sc_publish(status, vals, t, epoch, run.start ? 2 : 1, run.v);
   if (tid < 32 && !(starts[0] & 1)) { /* the sum from the start of lo's segment to lo */
     const int k_first = first / SC_CTILE; /* (the first tile that publishes: it holds off[0], a start) */
     SC_T acc = zero;
     for (int j = t - 1;; j -= 32) {
       const int k = j - tid;
+#if SC_CHAIN_FAST
+      SC_T v = zero;
+      const unsigned kind = k >= k_first ? sc_wait(status, vals, k, epoch, &v) : 2; /* (before k_first: none) */
+      const unsigned done = __ballot_sync(~0u, kind & 2);
+      const int stop = done ? __ffs(done) - 1 : 32; /* the nearest tile with its inclusive value */
+      if (tid > stop)
+        v = zero;
+      else if (!SC_PACKED && k >= k_first)
+        v = __ldcg(&vals[2 * k + (tid == stop ? 1 : 0)]);
+#else /* (the build measured 2026-12-06, as it was) */
       unsigned w = epoch << 2 | 2; /* (before k_first: nothing to add) */
       if (k >= k_first)
         while ((w = sc_load_acquire(&status[k])) >> 2 != epoch) {
@@ -221,6 +298,7 @@ extern "C" __global__ void __launch_bounds__(SC_THREADS)
       const int stop = done ? __ffs(done) - 1 : 32; /* the nearest tile with its inclusive value */
       SC_T v = zero;
       if (k >= k_first && tid <= stop) v = __ldcg(&vals[2 * k + (tid == stop ? 1 : 0)]);
+#endif
       SC_T sum;
       WSUM(&v, &sum, 0);
       acc += sum; /* (lane 0's is the sum) */
@@ -229,8 +307,7 @@ extern "C" __global__ void __launch_bounds__(SC_THREADS)
     if (tid == 0) {
       prefix = acc;
       if (!run.start) {
-        vals[2 * t + 1] = acc + run.v;
-        sc_store_release(&status[t], epoch << 2 | 3u);
+        sc_publish(status, vals, t, epoch, 3, acc + run.v);
       }
     }
   } else if (tid == 0) {

@@ -31,6 +31,8 @@ LENGTHS = ["128", "1024", "4096", "65536", "1M", "random"]
 VARIANTS = {"d2": "two tiles"}  # (one tile of 4 or 8 vectors, 2026-12-04, and two of 4, 2026-12-06: slower
 # everywhere, bench/scan/scan.cu's header)
 WIDE = "d2"  # the build the launcher takes when a block per segment cannot fill the GPU (fewer segments than 8 an SM)
+CHAIN_VARIANTS = {"fast": "chain, one read a look-back"}  # sc_chain's explore builds, .gpubench/scan-<type>-<v>
+# (bench/scan/scan.cu SC_CHAIN_FAST: not yet measured), timed as "<build> chain scan <v>"
 CHAIN_MAX_MEAN_BYTES = 16384  # sc_chain for mean segments shorter than this (H100, f32: 128 items 0.751 against the
 # block per segment's 0.238, 1024 0.785 / 0.552, random lengths of mean 2000 0.541 / 0.512, 4096 0.787 / 0.980;
 # bench/results/scan/h100/s36_scan_f32.json)
@@ -79,16 +81,20 @@ def run_config(cp, mods, cub, tc, dist, d_x, x64, rounds, rng, sm_count):
                   bytes_, {"regs": f.num_regs, "local": f.local_size_bytes})
     # sc_chain (the default builds): a block a tile of the whole array, chained by a look-back through `status`
     # (zero once; each launch passes the next epoch) and `vals`
+    # (a build's words of its own: an explore build may lay them out otherwise)
     tile = THREADS * 4 * (16 // size)
     n_tiles = -(-n // tile)
-    status, vals = cp.zeros(n_tiles, cp.uint32), cp.zeros(2 * n_tiles, dtype)
-    epoch = itertools.count(1)
-    for build in ("cooplink", "whole", "nvcc"):
-        f = mods[build].get_function("sc_chain")
-        R.add(f"{build} chain scan",
-              (lambda f: lambda: f((n_tiles,), (THREADS,), (d_x, d_off, d_out, np.int32(n_seg), status, vals,
-                                                            np.uint32(next(epoch)))))(f),
-              d_out, bytes_, {"regs": f.num_regs, "local": f.local_size_bytes})
+    for suffix in [""] + [" " + v for v in CHAIN_VARIANTS]:
+        status, vals = cp.zeros(n_tiles, cp.uint32), cp.zeros(2 * n_tiles, dtype)
+        epoch = itertools.count(1)
+        for build in ("cooplink", "whole", "nvcc"):
+            if build + suffix not in mods:
+                continue
+            f = mods[build + suffix].get_function("sc_chain")
+            R.add(f"{build} chain scan{suffix}",
+                  (lambda f, status, vals, epoch: lambda: f((n_tiles,), (THREADS,), (
+                      d_x, d_off, d_out, np.int32(n_seg), status, vals, np.uint32(next(epoch)))))(f, status, vals, epoch),
+                  d_out, bytes_, {"regs": f.num_regs, "local": f.local_size_bytes})
     # cub::DeviceScan over the whole array: not segmented, so it is timed, not checked against ref
     fn = getattr(cub, f"cub_scan_exclusive_sum_{tc}")
     tb = ctypes.c_size_t(0)
@@ -115,8 +121,10 @@ def run_config(cp, mods, cub, tc, dist, d_x, x64, rounds, rng, sm_count):
         if "gbs" in r:
             r["share"] = r["gbs"] / ceil
     res["ratios"] = {f"cooplink / {o}": R.ratio("cooplink block scan", f"{o} block scan") for o in ("whole", "nvcc")}
-    res["ratios"].update({f"cooplink chain / {o}": R.ratio("cooplink chain scan", f"{o} chain scan")
-                          for o in ("whole", "nvcc")})
+    for suffix in [""] + [" " + v for v in CHAIN_VARIANTS if f"cooplink {v}" in mods]:
+        res["ratios"].update({f"cooplink chain{suffix} / {o}": R.ratio(f"cooplink chain scan{suffix}",
+                                                                       f"{o} chain scan{suffix}")
+                              for o in ("whole", "nvcc")})
     for v in VARIANTS:
         if f"cooplink {v}" in mods:
             res["ratios"].update({f"cooplink {v} / {o}": R.ratio(f"cooplink block scan {v}", f"{o} block scan {v}")
@@ -203,7 +211,7 @@ def main():
         d_x, x64 = make_input(cp, tc)
         mods = {b: cp.RawModule(path=os.path.join(args.gpubench, f"scan-{tc}", f"{b}.cubin"))
                 for b in ("cooplink", "whole", "nvcc")}
-        for v in VARIANTS:
+        for v in list(VARIANTS) + list(CHAIN_VARIANTS):
             d = os.path.join(args.gpubench, f"scan-{tc}-{v}")
             mods.update({f"{b} {v}": cp.RawModule(path=os.path.join(d, f"{b}.cubin"))
                          for b in ("cooplink", "whole", "nvcc") if os.path.exists(os.path.join(d, f"{b}.cubin"))})
@@ -215,6 +223,8 @@ def main():
                   f"{k['cooplink block scan'].get('share', 0):.3f} | "
                   + "".join(f"{v} {k.get('cooplink block scan ' + v, {}).get('share', 0):.3f} | " for v in VARIANTS)
                   + f"chain {k.get('cooplink chain scan', {}).get('share', 0):.3f} | "
+                  + "".join(f"chain {v} {k.get('cooplink chain scan ' + v, {}).get('share', 0):.3f} | "
+                            for v in CHAIN_VARIANTS)
                   + f"whole {k['whole block scan'].get('share', 0):.3f}"
                   f" | cub::DeviceScan {k['cub::DeviceScan (whole array)'].get('share', 0):.3f} | "
                   f"wrong {sum(v.get('wrong', 0) for v in k.values())}", flush=True)

@@ -13,7 +13,7 @@
 #                               (coopgen --print-source) in its translation unit, through the same NVRTC +
 #                               nvJitLink; DIR/baselines.cubin; DIR/*.log: the links' verbose logs;
 #                               DIR/nvcc.args: the -D options, for an nvcc build of the whole program
-#   bm_scan TC CT N CATALOG DIR [D] [V]
+#   bm_scan TC CT N CATALOG DIR [D] [V] [DEFS...]
 #                               the same for bench/scan/scan.cu (sc_block and sc_chain; no baselines), D full
 #                               tiles in flight a block of sc_block (1),
 #                               V 16-byte vectors a thread (2)
@@ -113,8 +113,9 @@ bm_reduce() {  # bm_reduce TC CT N LOWEST OP CATALOG DIR [DEFS...: more -Xnvrtc 
     -o "$d/baselines.cubin"
 }
 
-bm_scan() {  # bm_scan TC CT N CATALOG DIR [D (1)] [VECTORS A THREAD (2)]
+bm_scan() {  # bm_scan TC CT N CATALOG DIR [D (1)] [VECTORS A THREAD (2)] [DEFS...: more -Xnvrtc -D options]
   local tc=$1 ct=$2 n=$3 cat=$4 d=$5 sd=${6:-1} i=$(($3 * ${7:-2})) up
+  shift $(($# < 7 ? $# : 7))
   rm -rf "$d" && mkdir -p "$d"
   up=$(echo "$tc" | tr a-z A-Z)
   # (sc_chain's symbols in every build: scan.cu declares its pair's operator whatever SC_D is)
@@ -127,7 +128,7 @@ bm_scan() {  # bm_scan TC CT N CATALOG DIR [D (1)] [VECTORS A THREAD (2)]
     -Xnvrtc "-DSC_V=$n" -Xnvrtc "-DSC_D=$sd" -Xnvrtc "-DSC_N4=$((n * 4))" -Xnvrtc "-DSC_TCU=$up" -Xnvrtc "-DSC_TC_$up" \
     -Xnvrtc "-DSC_SEGSCAN=$alg" \
     -Xnvrtc "-DSC_SEGSCANU=$(echo "$alg" | tr a-z A-Z)" \
-    -Xnvrtc "-DSCAN_TEMP_BYTES=COOP_BLOCK_EXCLUSIVE_SCAN_SUM_PREFIX_${up}_T256_I${i}_WARP_SCANS_TEMP_BYTES"
+    -Xnvrtc "-DSCAN_TEMP_BYTES=COOP_BLOCK_EXCLUSIVE_SCAN_SUM_PREFIX_${up}_T256_I${i}_WARP_SCANS_TEMP_BYTES" "$@"
 }
 
 bm_nvcc() {
