@@ -29,6 +29,7 @@
 #include "scan.h"
 
 #include "paste.h"
+#include "segpair.h"
 
 #ifndef SC_THREADS
 #define SC_THREADS 256 /* (1024 measured worse than SC_D 2 at every length: f32 1M 0.702 against 0.747) */
@@ -131,33 +132,13 @@ extern "C" __global__ void __launch_bounds__(SC_THREADS) sc_block(const SC_T *in
 #define BSCANSEG_TEMP_BYTES                                                                                   \
   CAT(CAT4(COOP_BLOCK_EXCLUSIVE_SCAN_CUSTOM_SRSUM, SC_TCU, _PREFIX_SRP, SC_TCU), CAT3(_T256_I1_, SC_SEGSCANU, _TEMP_BYTES))
 
-struct sc_pair {
-  SC_T v;
-  int start; /* a segment starts in these items: what came before does not carry past them */
-};
+using sc_pair = seg_pair<SC_T>; /* (cut: a segment starts in these items) */
 static_assert(sizeof(sc_pair) == sizeof(SC_PAIR) && alignof(sc_pair) <= alignof(SC_PAIR), "the pair's user type");
 
 /* The segmented operator: b's value alone when a segment starts in b, else a's and b's summed. */
 extern "C" __device__ void SC_SEGOP(const SC_PAIR *a, const SC_PAIR *b, SC_PAIR *o)
 {
-  sc_pair x, y, r;
-  memcpy(&x, a, sizeof x);
-  memcpy(&y, b, sizeof y);
-  r.v = y.start ? y.v : x.v + y.v;
-  r.start = x.start | y.start;
-  memcpy(o, &r, sizeof r);
-}
-
-__device__ __forceinline__ unsigned sc_load_acquire(const unsigned *p)
-{
-  unsigned v;
-  asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
-  return v;
-}
-
-__device__ __forceinline__ void sc_store_release(unsigned *p, unsigned v)
-{
-  asm volatile("st.release.gpu.global.u32 [%0], %1;" ::"l"(p), "r"(v) : "memory");
+  seg_pair_combine<SC_T>(a, b, o, [](SC_T x, SC_T y) { return x + y; });
 }
 
 #ifndef SC_CHAIN_FAST
@@ -181,7 +162,7 @@ __device__ __forceinline__ void sc_publish(unsigned *status, SC_T *vals, int t, 
                  : "memory");
   } else {
     vals[2 * t + (kind >= 2)] = v;
-    sc_store_release(&status[t], epoch << 2 | kind);
+    bm_store_release(&status[t], epoch << 2 | kind);
   }
 }
 
@@ -201,7 +182,7 @@ __device__ __forceinline__ unsigned sc_wait(const unsigned *status, const SC_T *
     return (unsigned)(w >> 32) & 3;
   } else {
     unsigned w;
-    while ((w = sc_load_acquire(&status[k])) >> 2 != epoch) {
+    while ((w = bm_load_acquire(&status[k])) >> 2 != epoch) {
     }
     return w & 3;
   }
@@ -274,7 +255,7 @@ extern "C" __global__ void __launch_bounds__(SC_THREADS)
            temp);
   /* run: the tile's pair. A tile with a start has its inclusive value already; one without publishes its
    * aggregate for the look-back of the tiles after it, and its inclusive value after its own look-back. */
-  if (tid == 0) sc_publish(status, vals, t, epoch, run.start ? 2 : 1, run.v);
+  if (tid == 0) sc_publish(status, vals, t, epoch, run.cut ? 2 : 1, run.v);
   if (tid < 32 && !(starts[0] & 1)) { /* the sum from the start of lo's segment to lo */
     const int k_first = first / SC_CTILE; /* (the first tile that publishes: it holds off[0], a start) */
     SC_T acc = zero;
@@ -292,7 +273,7 @@ extern "C" __global__ void __launch_bounds__(SC_THREADS)
 #else /* (the build measured 2026-12-06, as it was) */
       unsigned w = epoch << 2 | 2; /* (before k_first: nothing to add) */
       if (k >= k_first)
-        while ((w = sc_load_acquire(&status[k])) >> 2 != epoch) {
+        while ((w = bm_load_acquire(&status[k])) >> 2 != epoch) {
         }
       const unsigned done = __ballot_sync(~0u, w & 2);
       const int stop = done ? __ffs(done) - 1 : 32; /* the nearest tile with its inclusive value */
@@ -306,7 +287,7 @@ extern "C" __global__ void __launch_bounds__(SC_THREADS)
     }
     if (tid == 0) {
       prefix = acc;
-      if (!run.start) {
+      if (!run.cut) {
         sc_publish(status, vals, t, epoch, 3, acc + run.v);
       }
     }
@@ -314,7 +295,7 @@ extern "C" __global__ void __launch_bounds__(SC_THREADS)
     prefix = zero;
   }
   __syncthreads();
-  SC_T acc = e.start ? e.v : prefix + e.v; /* the sum before this thread's first item, within its segment */
+  SC_T acc = e.cut ? e.v : prefix + e.v; /* the sum before this thread's first item, within its segment */
 #pragma unroll
   for (int i = 0; i < SC_N4; ++i) {
     if (mine >> i & 1) acc = zero;

@@ -31,6 +31,7 @@
 #include "segreduce.h"
 
 #include "paste.h"
+#include "segpair.h"
 
 #if defined(OP_SUM)
 #define OPN sum
@@ -218,13 +219,6 @@ struct sr_queue {
 
 __device__ __forceinline__ unsigned sr_chunk_count(long long len) { return (unsigned)((len + SR_CHUNK - 1) / SR_CHUNK); }
 
-__device__ __forceinline__ unsigned sr_load_acquire(const unsigned *p)
-{
-  unsigned v;
-  asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
-  return v;
-}
-
 #define SR_NONE 0xffffffffu
 
 /* Where a logical warp writes segment i's result (WARP_KERNEL): i computed where it is used, through an opaque
@@ -253,7 +247,7 @@ __device__ __forceinline__ void sr_failed(sr_queue *q, unsigned first, unsigned 
 /* The end of the work items that are or will be written: `chunks` or less. */
 __device__ __forceinline__ unsigned sr_end(const sr_queue *q, unsigned capacity)
 {
-  return min(sr_load_acquire(&q->chunks), capacity - sr_load_acquire(&q->dead));
+  return min(bm_load_acquire(&q->chunks), capacity - bm_load_acquire(&q->dead));
 }
 
 /* Counts this block in `started` (a first stage's first step; q null: a fixed kernel alone). */
@@ -268,7 +262,7 @@ __device__ __forceinline__ void sr_start(sr_queue *q)
  * address with a shuffle scan); one round trip per reservation, the others retry meanwhile. */
 __device__ __forceinline__ unsigned sr_reserve_cas(sr_queue *q, unsigned capacity, unsigned count)
 {
-  unsigned c = sr_load_acquire(&q->chunks);
+  unsigned c = bm_load_acquire(&q->chunks);
   for (;;) {
     if (c > capacity || count > capacity - c) return SR_NONE;
     const unsigned seen = atomicCAS(&q->chunks, c, c + count);
@@ -291,8 +285,8 @@ __device__ __forceinline__ unsigned sr_reserve_add(sr_queue *q, unsigned capacit
  * part in the tail, gridDim.x but in sr_block's one launch). */
 __device__ __forceinline__ unsigned sr_take(sr_queue *q, unsigned capacity, unsigned ranks)
 {
-  if (sr_load_acquire(&q->started) == ranks) return atomicAdd(&q->taken, 1);
-  unsigned t = sr_load_acquire(&q->taken);
+  if (bm_load_acquire(&q->started) == ranks) return atomicAdd(&q->taken, 1);
+  unsigned t = bm_load_acquire(&q->taken);
   for (;;) {
     if (t >= sr_end(q, capacity)) return SR_NONE;
     const unsigned seen = atomicCAS(&q->taken, t, t + 1);
@@ -354,10 +348,10 @@ __device__ __forceinline__ unsigned long long sr_item(const sr_queue *q, const u
 {
   if (t == SR_NONE) return 0;
   for (;;) {
-    if (t >= capacity - sr_load_acquire(&q->dead)) return 0;
+    if (t >= capacity - bm_load_acquire(&q->dead)) return 0;
     const unsigned long long w = __ldcv(items + t);
     if (w != 0) return w;
-    if (sr_load_acquire(&q->shared) >= share_blocks && t >= sr_end(q, capacity)) return 0;
+    if (bm_load_acquire(&q->shared) >= share_blocks && t >= sr_end(q, capacity)) return 0;
     __nanosleep(64);
   }
 }
@@ -370,7 +364,7 @@ __device__ __forceinline__ unsigned long long sr_next(sr_queue *q, const unsigne
 {
   unsigned t = sr_take(q, capacity, ranks);
   if (t == SR_NONE && rank == ranks - 1) {
-    while (sr_load_acquire(&q->shared) < share_blocks && (t = sr_take(q, capacity, ranks)) == SR_NONE) __nanosleep(128);
+    while (bm_load_acquire(&q->shared) < share_blocks && (t = sr_take(q, capacity, ranks)) == SR_NONE) __nanosleep(128);
     if (t == SR_NONE) t = sr_take(q, capacity, ranks);
   }
   *ticket = t;
@@ -392,7 +386,7 @@ __device__ __forceinline__ void sr_tail(const SR_T *in, const int *off, SR_T *ou
     __threadfence();
     if (rank < share_blocks) atomicAdd(&q->shared, 1);
     if (rank >= share_blocks) /* no share: the blocks with one (all started before) reserve first */
-      while (sr_load_acquire(&q->shared) < share_blocks) __nanosleep(128);
+      while (bm_load_acquire(&q->shared) < share_blocks) __nanosleep(128);
     work = sr_next(q, items, &ticket, capacity, share_blocks, rank, ranks);
   }
   __syncthreads();
@@ -574,10 +568,7 @@ WARP_KERNEL(32, sr_warp32t, 4, warp_range4_32, sr_reserve_add, 4, SR_WARPT_TILES
  * end of a range: tiles of one vector a thread, then one guarded (direct). Empty segments get the
  * identity where the group starts; a segment longer than `defer` is deferred to the tail (q non-null) and
  * the range is cut around it. */
-struct sr_pair {
-  SR_T v;
-  int end; /* a segment ends in these items: what came before does not carry past them */
-};
+using sr_pair = seg_pair<SR_T>; /* (cut: a segment ends in these items) */
 #define SR_PAIR CAT(COOP_TYPE_SRP, SR_TCU)
 #define SR_SEGOP CAT3(sr, OPN, SR_TC)
 #define BLOAD4 CAT4(coop_block_load_, SR_TC, _t256, CAT3(_i, SR_N4, _vectorize))
@@ -595,12 +586,7 @@ static_assert(sizeof(sr_pair) == sizeof(SR_PAIR) && alignof(sr_pair) <= alignof(
 /* The segmented operator: b's value alone when a segment ends in b, else a's and b's combined. */
 extern "C" __device__ void SR_SEGOP(const SR_PAIR *a, const SR_PAIR *b, SR_PAIR *o)
 {
-  sr_pair x, y, r;
-  memcpy(&x, a, sizeof x);
-  memcpy(&y, b, sizeof y);
-  r.v = y.end ? y.v : OPF(x.v, y.v);
-  r.end = x.end | y.end;
-  memcpy(o, &r, sizeof r);
+  seg_pair_combine<SR_T>(a, b, o, [](SR_T x, SR_T y) { return OPF(x, y); });
 }
 
 /* One tile of a range: this thread's IPT items x from position u, of which [lo, hi) are the range's;
@@ -658,7 +644,7 @@ __device__ __forceinline__ void sr_run_tile(const SR_T (&x)[IPT], int u, int lo,
       }
       mine.v = acc;
     }
-    mine.end = head_k >= 0;
+    mine.cut = head_k >= 0;
   }
   sr_pair carry;
   BSCANSEG(reinterpret_cast<const SR_PAIR *>(&mine), reinterpret_cast<SR_PAIR *>(&carry),
