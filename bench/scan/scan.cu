@@ -146,7 +146,10 @@ extern "C" __device__ void SC_SEGOP(const SC_PAIR *a, const SC_PAIR *b, SC_PAIR 
                          * flags and value in one 64-bit word of vals (one read a look-back, as cub::DeviceScan's,
                          * where the default reads the status, then the value), and the offsets' first read where
                          * they would be if the segments were even (one read for even lengths, where the default's
-                         * search takes two to four) */
+                         * search takes two to four); 2 (scan-<type>-wide): the same, and for 4-byte types a
+                         * look-back of 128 tiles a step by relaxed accesses (sc_lookback_wide): a tile's inclusive value
+                         * waits on the look-back of the one before it, so the chain advances one step's tiles a
+                         * round trip of the L2 (32 tiles of 16 KB every ~0.5 us is ~1 TB/s of input at most) */
 #endif
 #define SC_PACKED (SC_CHAIN_FAST && sizeof(SC_T) == 4)
 
@@ -158,8 +161,11 @@ __device__ __forceinline__ void sc_publish(unsigned *status, SC_T *vals, int t, 
     unsigned bits;
     memcpy(&bits, &v, sizeof bits);
     const unsigned long long w = (unsigned long long)(epoch << 2 | kind) << 32 | bits;
-    asm volatile("st.release.gpu.global.u64 [%0], %1;" ::"l"(reinterpret_cast<unsigned long long *>(vals) + t), "l"(w)
-                 : "memory");
+    unsigned long long *word = reinterpret_cast<unsigned long long *>(vals) + t;
+    if constexpr (SC_CHAIN_FAST >= 2) /* (a word is its own message: nothing before it need be seen first) */
+      asm volatile("st.relaxed.gpu.global.u64 [%0], %1;" ::"l"(word), "l"(w) : "memory");
+    else
+      asm volatile("st.release.gpu.global.u64 [%0], %1;" ::"l"(word), "l"(w) : "memory");
   } else {
     vals[2 * t + (kind >= 2)] = v;
     bm_store_release(&status[t], epoch << 2 | kind);
@@ -188,7 +194,70 @@ __device__ __forceinline__ unsigned sc_wait(const unsigned *status, const SC_T *
   }
 }
 
-extern "C" __global__ void __launch_bounds__(SC_THREADS)
+/* sc_chain's wide look-back (SC_CHAIN_FAST 2, 4-byte types; warp 0, lane 0 gets the result): the sum of the tiles
+ * before t back to the nearest one whose inclusive value is published (a tile with a start publishes it at once),
+ * that one included; tiles below k_first (the first that publishes) count as inclusive zeros. 128 tiles a step, a
+ * lane reading four tiles' packed words in two 16-byte loads; relaxed loads, as a word is its own message (flags and
+ * value together: nothing else is read that another block wrote). A window is aligned to four tiles, so its top
+ * lane may read up to three words past tile t - 1: vals holds 2 * n_tiles + 8 items. */
+__device__ __forceinline__ SC_T sc_lookback_wide(const SC_T *vals, int t, int k_first, unsigned epoch)
+{
+  const int lane = (int)threadIdx.x;
+  const unsigned long long *words = reinterpret_cast<const unsigned long long *>(vals);
+  const SC_T zero = 0;
+  SC_T acc = zero;
+  for (int top = t - 1;;) { /* the window [base, base + 128) holds the tiles still to count, top the highest */
+    const int base = (top & ~3) - 124, k0 = base + 4 * lane;
+    unsigned long long w[4] = {0, 0, 0, 0};
+    if (k0 + 3 >= k_first && k0 <= top) { /* (k0 >= 0 then: k_first >= 0 and k0 a multiple of 4) */
+      bool ready;
+      do {
+        asm volatile("ld.relaxed.gpu.global.v2.u64 {%0, %1}, [%2];" : "=l"(w[0]), "=l"(w[1]) : "l"(words + k0) : "memory");
+        asm volatile("ld.relaxed.gpu.global.v2.u64 {%0, %1}, [%2];" : "=l"(w[2]), "=l"(w[3]) : "l"(words + k0 + 2)
+                     : "memory");
+        ready = true;
+#pragma unroll
+        for (int i = 0; i < 4; ++i)
+          if (k0 + i >= k_first && k0 + i <= top && (unsigned)(w[i] >> 34) != epoch) ready = false;
+      } while (!ready);
+    }
+    SC_T v[4];
+    unsigned incl = 0; /* bit i: tile k0 + i's value is inclusive */
+#pragma unroll
+    for (int i = 0; i < 4; ++i) {
+      const int k = k0 + i;
+      const unsigned bits = (unsigned)w[i];
+      memcpy(&v[i], &bits, sizeof bits);
+      if (k > top) {
+        v[i] = zero;
+      } else if (k < k_first) {
+        v[i] = zero;
+        incl |= 1u << i;
+      } else if (w[i] >> 33 & 1) {
+        incl |= 1u << i;
+      }
+    }
+    const unsigned done = __ballot_sync(~0u, incl != 0);
+    const int stop = done ? 31 - __clz(done) : -1; /* the lane with the nearest inclusive value */
+    const int from = lane == stop ? 31 - __clz(incl) : lane > stop ? 0 : 4; /* this lane's tiles that count */
+    SC_T mine = zero, sum;
+#pragma unroll
+    for (int i = 0; i < 4; ++i)
+      if (i >= from) mine += v[i];
+    WSUM(&mine, &sum, 0);
+    acc += sum;
+    if (done) return acc;
+    top = base - 1;
+  }
+}
+
+#ifdef SC_CHAIN_MINB /* an explore build's blocks an SM (8: 32 registers) in __launch_bounds__; not by default, as
+                       * a bound of 1 is not the same as none (ptxas gives the default build 48 registers, not 39) */
+#define SC_CHAIN_BOUNDS __launch_bounds__(SC_THREADS, SC_CHAIN_MINB)
+#else
+#define SC_CHAIN_BOUNDS __launch_bounds__(SC_THREADS)
+#endif
+extern "C" __global__ void SC_CHAIN_BOUNDS
   sc_chain(const SC_T *in, const int *off, SC_T *out, int n_seg, unsigned *status, SC_T *vals, unsigned epoch)
 {
   __shared__ __align__(16) unsigned char temp[BSCANSEG_TEMP_BYTES];
@@ -259,6 +328,9 @@ extern "C" __global__ void __launch_bounds__(SC_THREADS)
   if (tid < 32 && !(starts[0] & 1)) { /* the sum from the start of lo's segment to lo */
     const int k_first = first / SC_CTILE; /* (the first tile that publishes: it holds off[0], a start) */
     SC_T acc = zero;
+    if constexpr (SC_CHAIN_FAST >= 2 && SC_PACKED)
+      acc = sc_lookback_wide(vals, t, k_first, epoch);
+    else
     for (int j = t - 1;; j -= 32) {
       const int k = j - tid;
 #if SC_CHAIN_FAST

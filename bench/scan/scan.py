@@ -31,8 +31,12 @@ LENGTHS = ["128", "1024", "4096", "65536", "1M", "random"]
 VARIANTS = {"d2": "two tiles"}  # (one tile of 4 or 8 vectors, 2026-12-04, and two of 4, 2026-12-06: slower
 # everywhere, bench/scan/scan.cu's header)
 WIDE = "d2"  # the build the launcher takes when a block per segment cannot fill the GPU (fewer segments than 8 an SM)
-CHAIN_VARIANTS = {"fast": "chain, one read a look-back"}  # sc_chain's explore builds, .gpubench/scan-<type>-<v>
-# (bench/scan/scan.cu SC_CHAIN_FAST: not yet measured), timed as "<build> chain scan <v>"
+CHAIN_VARIANTS = {"fast": "chain, one read a look-back", "wide": "chain, 128 tiles a look-back step",
+                  "wide6": "wide, 6 blocks an SM", "wide2": "wide, tiles of 2 vectors a thread",
+                  "wide2b8": "wide2, 8 blocks an SM"}
+# sc_chain's explore builds, .gpubench/scan-<type>-<v> (bench/scan/scan.cu SC_CHAIN_FAST, SC_CHAIN_MINB, SC_N4: not
+# yet measured), timed as "<build> chain scan <v>"
+CHAIN_VECTORS = {"wide2": 2, "wide2b8": 2}  # 16-byte vectors a thread of a build's tile (else 4)
 CHAIN_MAX_MEAN_BYTES = 16384  # sc_chain for mean segments shorter than this (H100, f32: 128 items 0.751 against the
 # block per segment's 0.238, 1024 0.785 / 0.552, random lengths of mean 2000 0.541 / 0.512, 4096 0.787 / 0.980;
 # bench/results/scan/h100/s36_scan_f32.json)
@@ -82,18 +86,18 @@ def run_config(cp, mods, cub, tc, dist, d_x, x64, rounds, rng, sm_count):
     # sc_chain (the default builds): a block a tile of the whole array, chained by a look-back through `status`
     # (zero once; each launch passes the next epoch) and `vals`
     # (a build's words of its own: an explore build may lay them out otherwise)
-    tile = THREADS * 4 * (16 // size)
-    n_tiles = -(-n // tile)
     for suffix in [""] + [" " + v for v in CHAIN_VARIANTS]:
-        status, vals = cp.zeros(n_tiles, cp.uint32), cp.zeros(2 * n_tiles, dtype)
+        n_tiles = -(-n // (THREADS * CHAIN_VECTORS.get(suffix.strip(), 4) * (16 // size)))
+        status, vals = cp.zeros(n_tiles, cp.uint32), cp.zeros(2 * n_tiles + 8, dtype)  # (+ 8: a wide window's reads)
         epoch = itertools.count(1)
         for build in ("cooplink", "whole", "nvcc"):
             if build + suffix not in mods:
                 continue
             f = mods[build + suffix].get_function("sc_chain")
             R.add(f"{build} chain scan{suffix}",
-                  (lambda f, status, vals, epoch: lambda: f((n_tiles,), (THREADS,), (
-                      d_x, d_off, d_out, np.int32(n_seg), status, vals, np.uint32(next(epoch)))))(f, status, vals, epoch),
+                  (lambda f, g, status, vals, epoch: lambda: f((g,), (THREADS,), (
+                      d_x, d_off, d_out, np.int32(n_seg), status, vals, np.uint32(next(epoch)))))(
+                          f, n_tiles, status, vals, epoch),
                   d_out, bytes_, {"regs": f.num_regs, "local": f.local_size_bytes})
     # cub::DeviceScan over the whole array: not segmented, so it is timed, not checked against ref
     fn = getattr(cub, f"cub_scan_exclusive_sum_{tc}")

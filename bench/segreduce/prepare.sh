@@ -55,6 +55,12 @@ for t in "${BM_TYPES[@]}"; do
   # scan.py's CHAIN_VARIANTS: sc_chain's explore builds (bench/scan/scan.cu SC_CHAIN_FAST)
   bm_scan "$tc" "$ct" "$n" "$out/catalog" "$out/scan-$tc-fast" 1 2 -Xnvrtc -DSC_CHAIN_FAST=1
   bm_nvcc bench/scan/scan.cu "$out/catalog" "$out/scan-$tc-fast"
+  bm_scan "$tc" "$ct" "$n" "$out/catalog" "$out/scan-$tc-wide" 1 2 -Xnvrtc -DSC_CHAIN_FAST=2
+  bm_nvcc bench/scan/scan.cu "$out/catalog" "$out/scan-$tc-wide"
+  bm_scan "$tc" "$ct" "$n" "$out/catalog" "$out/scan-$tc-wide6" 1 2 -Xnvrtc -DSC_CHAIN_FAST=2 -Xnvrtc -DSC_CHAIN_MINB=6
+  BM_CHAIN_VECS=2 bm_scan "$tc" "$ct" "$n" "$out/catalog" "$out/scan-$tc-wide2" 1 2 -Xnvrtc -DSC_CHAIN_FAST=2
+  BM_CHAIN_VECS=2 bm_scan "$tc" "$ct" "$n" "$out/catalog" "$out/scan-$tc-wide2b8" 1 2 -Xnvrtc -DSC_CHAIN_FAST=2 \
+    -Xnvrtc -DSC_CHAIN_MINB=8
 done
 # bench.py --explore --variants NAME times a build of a type's sum kernels with other -D options, made here as
 # "$out/<type>-sum-NAME" by `variant TYPE NAME DEFS...`.
