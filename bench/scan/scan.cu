@@ -200,8 +200,14 @@ __device__ __forceinline__ unsigned sc_wait(const unsigned *status, const SC_T *
  * lane reading four tiles' packed words in two 16-byte loads; relaxed loads, as a word is its own message (flags and
  * value together: nothing else is read that another block wrote). A window is aligned to four tiles, so its top
  * lane may read up to three words past tile t - 1: vals holds 2 * n_tiles + 8 items. */
+#ifndef SC_LB_WAIT0
+#define SC_LB_WAIT0 0 /* ns the wide look-back sleeps before its first read (cub::DeviceScan's float32 tuning for sm_90:
+                       * 1140, the L2's write latency), and between reads of words not yet published (688) */
+#define SC_LB_WAIT 0
+#endif
 __device__ __forceinline__ SC_T sc_lookback_wide(const SC_T *vals, int t, int k_first, unsigned epoch)
 {
+  if (SC_LB_WAIT0) __nanosleep(SC_LB_WAIT0);
   const int lane = (int)threadIdx.x;
   const unsigned long long *words = reinterpret_cast<const unsigned long long *>(vals);
   const SC_T zero = 0;
@@ -219,6 +225,7 @@ __device__ __forceinline__ SC_T sc_lookback_wide(const SC_T *vals, int t, int k_
 #pragma unroll
         for (int i = 0; i < 4; ++i)
           if (k0 + i >= k_first && k0 + i <= top && (unsigned)(w[i] >> 34) != epoch) ready = false;
+        if (SC_LB_WAIT && !ready) __nanosleep(SC_LB_WAIT);
       } while (!ready);
     }
     SC_T v[4];

@@ -32,11 +32,12 @@ VARIANTS = {"d2": "two tiles"}  # (one tile of 4 or 8 vectors, 2026-12-04, and t
 # everywhere, bench/scan/scan.cu's header)
 WIDE = "d2"  # the build the launcher takes when a block per segment cannot fill the GPU (fewer segments than 8 an SM)
 CHAIN_VARIANTS = {"fast": "chain, one read a look-back", "wide": "chain, 128 tiles a look-back step",
-                  "wide6": "wide, 6 blocks an SM", "wide2": "wide, tiles of 2 vectors a thread",
-                  "wide2b8": "wide2, 8 blocks an SM"}
-# sc_chain's explore builds, .gpubench/scan-<type>-<v> (bench/scan/scan.cu SC_CHAIN_FAST, SC_CHAIN_MINB, SC_N4: not
-# yet measured), timed as "<build> chain scan <v>"
-CHAIN_VECTORS = {"wide2": 2, "wide2b8": 2}  # 16-byte vectors a thread of a build's tile (else 4)
+                  "wide6": "wide, 6 blocks an SM", "wide6d": "wide6, sleeps 1140 / 688 ns",
+                  "wide6s": "wide6, sleeps 350 / 350 ns", "wided": "wide, sleeps 1140 / 688 ns"}
+# sc_chain's explore builds, .gpubench/scan-<type>-<v> (bench/scan/scan.cu SC_CHAIN_FAST, SC_CHAIN_MINB, SC_LB_WAIT0,
+# SC_LB_WAIT), timed as "<build> chain scan <v>"
+CHAIN_VECTORS = {}  # 16-byte vectors a thread of a build's tile where not 4 (modules.sh BM_CHAIN_VECS; wide2, tiles
+# of two: slower everywhere, H100 2026-12-07, bench/results/scan/h100/s40_scan_f32_wide.json)
 CHAIN_MAX_MEAN_BYTES = 16384  # sc_chain for mean segments shorter than this (H100, f32: 128 items 0.751 against the
 # block per segment's 0.238, 1024 0.785 / 0.552, random lengths of mean 2000 0.541 / 0.512, 4096 0.787 / 0.980;
 # bench/results/scan/h100/s36_scan_f32.json)

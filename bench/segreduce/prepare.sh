@@ -58,9 +58,11 @@ for t in "${BM_TYPES[@]}"; do
   bm_scan "$tc" "$ct" "$n" "$out/catalog" "$out/scan-$tc-wide" 1 2 -Xnvrtc -DSC_CHAIN_FAST=2
   bm_nvcc bench/scan/scan.cu "$out/catalog" "$out/scan-$tc-wide"
   bm_scan "$tc" "$ct" "$n" "$out/catalog" "$out/scan-$tc-wide6" 1 2 -Xnvrtc -DSC_CHAIN_FAST=2 -Xnvrtc -DSC_CHAIN_MINB=6
-  BM_CHAIN_VECS=2 bm_scan "$tc" "$ct" "$n" "$out/catalog" "$out/scan-$tc-wide2" 1 2 -Xnvrtc -DSC_CHAIN_FAST=2
-  BM_CHAIN_VECS=2 bm_scan "$tc" "$ct" "$n" "$out/catalog" "$out/scan-$tc-wide2b8" 1 2 -Xnvrtc -DSC_CHAIN_FAST=2 \
-    -Xnvrtc -DSC_CHAIN_MINB=8
+  for dv in "wide6d 6 1140 688" "wide6s 6 350 350" "wided - 1140 688"; do  # (the look-back's sleeps: SC_LB_WAIT0, SC_LB_WAIT)
+    read -r name mb w0 w <<< "$dv"
+    bm_scan "$tc" "$ct" "$n" "$out/catalog" "$out/scan-$tc-$name" 1 2 -Xnvrtc -DSC_CHAIN_FAST=2 \
+      $([ "$mb" = - ] || echo "-Xnvrtc -DSC_CHAIN_MINB=$mb") -Xnvrtc -DSC_LB_WAIT0="$w0" -Xnvrtc -DSC_LB_WAIT="$w"
+  done
 done
 # bench.py --explore --variants NAME times a build of a type's sum kernels with other -D options, made here as
 # "$out/<type>-sum-NAME" by `variant TYPE NAME DEFS...`.
