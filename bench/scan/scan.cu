@@ -121,9 +121,17 @@ extern "C" __global__ void __launch_bounds__(SC_THREADS) sc_block(const SC_T *in
  * cub::DeviceScan's. */
 /* SC_N4: four vectors a thread, SC_V * 4 (a literal: it is pasted into the primitives' names) */
 #define SC_CTILE (SC_THREADS * SC_N4)
-#define BLOAD4 CAT4(coop_block_load_, SC_TC, SC_T_, CAT3(_i, SC_N4, _vectorize))
+#ifndef SC_CHAIN_IO
+#define SC_CHAIN_IO vectorize /* the full tiles' BlockLoad and BlockStore (an explore build: warp_transpose, SC_CHAIN_IOU
+                               * WARP_TRANSPOSE: coalesced, through shared memory, as cub::DeviceScan's) */
+#define SC_CHAIN_IOU VECTORIZE
+#endif
+#define BLOAD4 CAT4(coop_block_load_, SC_TC, SC_T_, CAT4(_i, SC_N4, _, SC_CHAIN_IO))
 #define BLOADG4 CAT4(coop_block_load_guarded_, SC_TC, SC_T_, CAT3(_i, SC_N4, _direct))
-#define BSTORE4 CAT4(coop_block_store_, SC_TC, SC_T_, CAT3(_i, SC_N4, _vectorize))
+#define BSTORE4 CAT4(coop_block_store_, SC_TC, SC_T_, CAT4(_i, SC_N4, _, SC_CHAIN_IO))
+#define BLOAD4_TEMP_BYTES CAT4(COOP_BLOCK_LOAD_, SC_TCU, CAT(_T, SC_THREADS), CAT4(_I, SC_N4, _, CAT(SC_CHAIN_IOU, _TEMP_BYTES)))
+#define BSTORE4_TEMP_BYTES CAT4(COOP_BLOCK_STORE_, SC_TCU, CAT(_T, SC_THREADS), CAT4(_I, SC_N4, _, CAT(SC_CHAIN_IOU, _TEMP_BYTES)))
+#define SC_MAX(a, b) ((a) > (b) ? (a) : (b))
 #define BSTOREG4 CAT4(coop_block_store_guarded_, SC_TC, SC_T_, CAT3(_i, SC_N4, _direct))
 #define WSUM CAT3(coop_warp_reduce_sum_, SC_TC, _w32)
 #define SC_SEGOP CAT(srsum, SC_TC)
@@ -267,7 +275,8 @@ __device__ __forceinline__ SC_T sc_lookback_wide(const SC_T *vals, int t, int k_
 extern "C" __global__ void SC_CHAIN_BOUNDS
   sc_chain(const SC_T *in, const int *off, SC_T *out, int n_seg, unsigned *status, SC_T *vals, unsigned epoch)
 {
-  __shared__ __align__(16) unsigned char temp[BSCANSEG_TEMP_BYTES];
+  /* (the loads', the scan's and the stores' temp storage: __syncthreads between each's use and the next's) */
+  __shared__ __align__(16) unsigned char temp[SC_MAX(BSCANSEG_TEMP_BYTES, SC_MAX(BLOAD4_TEMP_BYTES, BSTORE4_TEMP_BYTES))];
   __shared__ unsigned starts[SC_CTILE / 32]; /* bit i: a segment starts at the tile's item i */
   __shared__ SC_T prefix;
   const int t = (int)blockIdx.x, tid = (int)threadIdx.x;
@@ -278,7 +287,7 @@ extern "C" __global__ void SC_CHAIN_BOUNDS
   const SC_T zero = 0;
   SC_T x[SC_N4];
   if (full)
-    BLOAD4(in + lo, x, 0);
+    BLOAD4(in + lo, x, temp);
   else
     BLOADG4(in + lo, x, hi - lo, &zero, 0);
   for (int i = tid; i < SC_CTILE / 32; i += SC_THREADS) starts[i] = 0;
@@ -383,7 +392,7 @@ extern "C" __global__ void SC_CHAIN_BOUNDS
     acc += v;
   }
   if (full)
-    BSTORE4(out + lo, x, 0);
+    BSTORE4(out + lo, x, temp);
   else
     BSTOREG4(out + lo, x, hi - lo, 0);
 }

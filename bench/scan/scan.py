@@ -17,6 +17,7 @@ import ctypes
 import itertools
 import json
 import os
+import re
 import sys
 import time
 
@@ -33,9 +34,10 @@ VARIANTS = {"d2": "two tiles"}  # (one tile of 4 or 8 vectors, 2026-12-04, and t
 WIDE = "d2"  # the build the launcher takes when a block per segment cannot fill the GPU (fewer segments than 8 an SM)
 CHAIN_VARIANTS = {"fast": "chain, one read a look-back", "wide": "chain, 128 tiles a look-back step",
                   "wide6": "wide, 6 blocks an SM", "wide6d": "wide6, sleeps 1140 / 688 ns",
-                  "wide6s": "wide6, sleeps 350 / 350 ns", "wided": "wide, sleeps 1140 / 688 ns"}
+                  "wide6s": "wide6, sleeps 350 / 350 ns", "wided": "wide, sleeps 1140 / 688 ns",
+                  "wide6t": "wide6, BlockLoad / BlockStore warp_transpose", "widet": "wide, warp_transpose"}
 # sc_chain's explore builds, .gpubench/scan-<type>-<v> (bench/scan/scan.cu SC_CHAIN_FAST, SC_CHAIN_MINB, SC_LB_WAIT0,
-# SC_LB_WAIT), timed as "<build> chain scan <v>"
+# SC_LB_WAIT, SC_CHAIN_IO), timed as "<build> chain scan <v>"
 CHAIN_VECTORS = {}  # 16-byte vectors a thread of a build's tile where not 4 (modules.sh BM_CHAIN_VECS; wide2, tiles
 # of two: slower everywhere, H100 2026-12-07, bench/results/scan/h100/s40_scan_f32_wide.json)
 CHAIN_MAX_MEAN_BYTES = 16384  # sc_chain for mean segments shorter than this (H100, f32: 128 items 0.751 against the
@@ -55,7 +57,7 @@ def ratio_key(label):
     return label.replace(" block scan", "").replace(" scan", "")
 
 
-def run_config(cp, mods, cub, tc, dist, d_x, x64, rounds, rng, sm_count):
+def run_config(cp, mods, cub, tc, dist, d_x, x64, rounds, rng, sm_count, only=None):
     dtype, _ = TYPES[tc]
     size = np.dtype(dtype).itemsize
     n = d_x.size
@@ -69,6 +71,9 @@ def run_config(cp, mods, cub, tc, dist, d_x, x64, rounds, rng, sm_count):
     d_off = cp.asarray(offs.astype(np.int32))
     d_out = cp.empty(n, dtype)
     R = Runner(cp, ref, np.nan if dtype != np.int32 else np.int32(0x5A5A5A5A))
+    if only:  # (--only: the kernels whose labels match alone, each run once and checked, for ncu)
+        add = R.add
+        R.add = lambda label, *a, **k: add(label, *a, **k) if re.search(only, label) else None
     bytes_ = 2 * n * size + (n_seg + 1) * 4
     cb = mods["cooplink"].get_function("copy_bw")
     n_vec = np.int64(n * size // 16)
@@ -100,6 +105,9 @@ def run_config(cp, mods, cub, tc, dist, d_x, x64, rounds, rng, sm_count):
                       d_x, d_off, d_out, np.int32(n_seg), status, vals, np.uint32(next(epoch)))))(
                           f, n_tiles, status, vals, epoch),
                   d_out, bytes_, {"regs": f.num_regs, "local": f.local_size_bytes})
+    if only:
+        R.time(0)
+        return {"type": tc, "lengths": dist, "segments": int(n_seg), "kernels": R.info}
     # cub::DeviceScan over the whole array: not segmented, so it is timed, not checked against ref
     fn = getattr(cub, f"cub_scan_exclusive_sum_{tc}")
     tb = ctypes.c_size_t(0)
@@ -200,6 +208,8 @@ def main():
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--types", default="f32,f64,i32")
     ap.add_argument("--lengths", default=",".join(LENGTHS))
+    ap.add_argument("--only", help="a regular expression: run the kernels whose labels match it once each, checked, "
+                    "and nothing else (for ncu, e.g. 'cooplink chain scan wide6$')")
     args = ap.parse_args()
     if args.report:
         report(args.report)
@@ -221,8 +231,11 @@ def main():
             mods.update({f"{b} {v}": cp.RawModule(path=os.path.join(d, f"{b}.cubin"))
                          for b in ("cooplink", "whole", "nvcc") if os.path.exists(os.path.join(d, f"{b}.cubin"))})
         for dist in args.lengths.split(","):
-            res = run_config(cp, mods, cub, tc, dist, d_x, x64, args.rounds, rng, facts["sm_count"])
+            res = run_config(cp, mods, cub, tc, dist, d_x, x64, args.rounds, rng, facts["sm_count"], args.only)
             results["configs"].append(res)
+            if args.only:
+                print(f"scan {tc} {dist:>6}: " + " | ".join(f"{k} wrong {v.get('wrong')}" for k, v in res["kernels"].items()))
+                continue
             k = res["kernels"]
             print(f"scan {tc} {dist:>6}: copy ceiling {k['copy ceiling']['gbs']:6.0f} GB/s | cooplink "
                   f"{k['cooplink block scan'].get('share', 0):.3f} | "

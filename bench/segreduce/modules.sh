@@ -65,6 +65,8 @@ bm_chain_symbols() {
   echo "coop_block_load_guarded_${tc}_t256_i$((n * 4))_direct"
   echo "coop_block_store_${tc}_t256_i$((n * 4))_vectorize"
   echo "coop_block_store_guarded_${tc}_t256_i$((n * 4))_direct"
+  echo "coop_block_load_${tc}_t256_i$((n * 4))_warp_transpose"  # (explore builds: SC_CHAIN_IO)
+  echo "coop_block_store_${tc}_t256_i$((n * 4))_warp_transpose"
   echo "coop_block_exclusive_scan_custom_srsum${tc}_prefix_srp${tc}_t256_i1_$(bm_segscan "$n")"
   echo "coop_warp_reduce_sum_${tc}_w32"
 }
