@@ -150,7 +150,7 @@ extern "C" __device__ void SC_SEGOP(const SC_PAIR *a, const SC_PAIR *b, SC_PAIR 
 }
 
 #ifndef SC_CHAIN_FAST
-#define SC_CHAIN_FAST 0 /* an explore build (prepare.sh scan-<type>-fast, not yet measured): for 4-byte types a tile's
+#define SC_CHAIN_FAST 0 /* 1: an explore build (prepare.sh scan-<type>-fast; 2026-12-07): for 4-byte types a tile's
                          * flags and value in one 64-bit word of vals (one read a look-back, as cub::DeviceScan's,
                          * where the default reads the status, then the value), and the offsets' first read where
                          * they would be if the segments were even (one read for even lengths, where the default's
@@ -161,14 +161,29 @@ extern "C" __device__ void SC_SEGOP(const SC_PAIR *a, const SC_PAIR *b, SC_PAIR 
 #endif
 #define SC_PACKED (SC_CHAIN_FAST && sizeof(SC_T) == 4)
 
+/* SC_PACKED's word: (epoch << 2 | kind) << 32 | the value's bits (kind 1: aggregate, bit 2: inclusive) */
+__device__ __forceinline__ unsigned long long sc_word(unsigned epoch, unsigned kind, SC_T v)
+{
+  unsigned bits;
+  memcpy(&bits, &v, sizeof bits);
+  return (unsigned long long)(epoch << 2 | kind) << 32 | bits;
+}
+__device__ __forceinline__ unsigned sc_word_epoch(unsigned long long w) { return (unsigned)(w >> 34); }
+__device__ __forceinline__ unsigned sc_word_kind(unsigned long long w) { return (unsigned)(w >> 32) & 3; }
+__device__ __forceinline__ SC_T sc_word_value(unsigned long long w)
+{
+  const unsigned bits = (unsigned)w;
+  SC_T v;
+  memcpy(&v, &bits, sizeof bits);
+  return v;
+}
+
 /* Publishes tile t's value v: kind 1 its aggregate, 2 or 3 its inclusive value (3: after an aggregate) (SC_PACKED: in
  * one word, the inclusive replacing the aggregate; else vals[2t] or vals[2t + 1], then status[t]). */
 __device__ __forceinline__ void sc_publish(unsigned *status, SC_T *vals, int t, unsigned epoch, unsigned kind, SC_T v)
 {
   if constexpr (SC_PACKED) {
-    unsigned bits;
-    memcpy(&bits, &v, sizeof bits);
-    const unsigned long long w = (unsigned long long)(epoch << 2 | kind) << 32 | bits;
+    const unsigned long long w = sc_word(epoch, kind, v);
     unsigned long long *word = reinterpret_cast<unsigned long long *>(vals) + t;
     if constexpr (SC_CHAIN_FAST >= 2) /* (a word is its own message: nothing before it need be seen first) */
       asm volatile("st.relaxed.gpu.global.u64 [%0], %1;" ::"l"(word), "l"(w) : "memory");
@@ -190,10 +205,9 @@ __device__ __forceinline__ unsigned sc_wait(const unsigned *status, const SC_T *
                    : "=l"(w)
                    : "l"(reinterpret_cast<const unsigned long long *>(vals) + k)
                    : "memory");
-    while ((unsigned)(w >> 34) != epoch);
-    const unsigned bits = (unsigned)w;
-    memcpy(v, &bits, sizeof bits);
-    return (unsigned)(w >> 32) & 3;
+    while (sc_word_epoch(w) != epoch);
+    *v = sc_word_value(w);
+    return sc_word_kind(w);
   } else {
     unsigned w;
     while ((w = bm_load_acquire(&status[k])) >> 2 != epoch) {
@@ -232,7 +246,7 @@ __device__ __forceinline__ SC_T sc_lookback_wide(const SC_T *vals, int t, int k_
         ready = true;
 #pragma unroll
         for (int i = 0; i < 4; ++i)
-          if (k0 + i >= k_first && k0 + i <= top && (unsigned)(w[i] >> 34) != epoch) ready = false;
+          if (k0 + i >= k_first && k0 + i <= top && sc_word_epoch(w[i]) != epoch) ready = false;
         if (SC_LB_WAIT && !ready) __nanosleep(SC_LB_WAIT);
       } while (!ready);
     }
@@ -241,14 +255,13 @@ __device__ __forceinline__ SC_T sc_lookback_wide(const SC_T *vals, int t, int k_
 #pragma unroll
     for (int i = 0; i < 4; ++i) {
       const int k = k0 + i;
-      const unsigned bits = (unsigned)w[i];
-      memcpy(&v[i], &bits, sizeof bits);
+      v[i] = sc_word_value(w[i]);
       if (k > top) {
         v[i] = zero;
       } else if (k < k_first) {
         v[i] = zero;
         incl |= 1u << i;
-      } else if (w[i] >> 33 & 1) {
+      } else if (sc_word_kind(w[i]) & 2) {
         incl |= 1u << i;
       }
     }

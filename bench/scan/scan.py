@@ -37,12 +37,8 @@ CHAIN_VARIANTS = {"fast": "chain, one read a look-back", "wide": "chain, 128 til
                   "wide6s": "wide6, sleeps 350 / 350 ns", "wided": "wide, sleeps 1140 / 688 ns",
                   "wide6t": "wide6, BlockLoad / BlockStore warp_transpose", "widet": "wide, warp_transpose"}
 # sc_chain's explore builds, .gpubench/scan-<type>-<v> (bench/scan/scan.cu SC_CHAIN_FAST, SC_CHAIN_MINB, SC_LB_WAIT0,
-# SC_LB_WAIT, SC_CHAIN_IO), timed as "<build> chain scan <v>"
-CHAIN_VECTORS = {}  # 16-byte vectors a thread of a build's tile where not 4 (modules.sh BM_CHAIN_VECS; wide2, tiles
-# of two: slower everywhere, H100 2026-12-07, bench/results/scan/h100/s40_scan_f32_wide.json)
-CHAIN_MAX_MEAN_BYTES = 16384  # sc_chain for mean segments shorter than this (H100, f32: 128 items 0.751 against the
-# block per segment's 0.238, 1024 0.785 / 0.552, random lengths of mean 2000 0.541 / 0.512, 4096 0.787 / 0.980;
-# bench/results/scan/h100/s36_scan_f32.json)
+# SC_LB_WAIT, SC_CHAIN_IO), timed as "<build> chain scan <v>" (wide2, tiles of two vectors a thread: slower
+# everywhere, H100 2026-12-07, bench/results/scan/h100/s40_scan_f32_wide.json)
 
 
 def choose(n, n_seg, itemsize, sm_count):
@@ -93,7 +89,7 @@ def run_config(cp, mods, cub, tc, dist, d_x, x64, rounds, rng, sm_count, only=No
     # (zero once; each launch passes the next epoch) and `vals`
     # (a build's words of its own: an explore build may lay them out otherwise)
     for suffix in [""] + [" " + v for v in CHAIN_VARIANTS]:
-        n_tiles = -(-n // (THREADS * CHAIN_VECTORS.get(suffix.strip(), 4) * (16 // size)))
+        n_tiles = -(-n // (THREADS * 4 * (16 // size)))  # (tiles of four vectors a thread)
         status, vals = cp.zeros(n_tiles, cp.uint32), cp.zeros(2 * n_tiles + 8, dtype)  # (+ 8: a wide window's reads)
         epoch = itertools.count(1)
         for build in ("cooplink", "whole", "nvcc"):

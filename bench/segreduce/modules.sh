@@ -116,7 +116,6 @@ bm_reduce() {  # bm_reduce TC CT N LOWEST OP CATALOG DIR [DEFS...: more -Xnvrtc 
 }
 
 bm_scan() {  # bm_scan TC CT N CATALOG DIR [D (1)] [VECTORS A THREAD (2)] [DEFS...: more -Xnvrtc -D options]
-  # (BM_CHAIN_VECS: sc_chain's vectors a thread, 4, or 2: the same load and store symbols as sc_block's)
   local tc=$1 ct=$2 n=$3 cat=$4 d=$5 sd=${6:-1} i=$(($3 * ${7:-2})) up
   shift $(($# < 7 ? $# : 7))
   rm -rf "$d" && mkdir -p "$d"
@@ -128,7 +127,7 @@ bm_scan() {  # bm_scan TC CT N CATALOG DIR [D (1)] [VECTORS A THREAD (2)] [DEFS.
   local alg
   alg=$(bm_segscan "$n")
   bm_link scan bench/scan/scan.cu "$cat" "$d" -Xnvrtc "-DSC_T=$ct" -Xnvrtc "-DSC_TC=$tc" -Xnvrtc "-DSC_N=$i" \
-    -Xnvrtc "-DSC_V=$n" -Xnvrtc "-DSC_D=$sd" -Xnvrtc "-DSC_N4=$((n * ${BM_CHAIN_VECS:-4}))" -Xnvrtc "-DSC_TCU=$up" -Xnvrtc "-DSC_TC_$up" \
+    -Xnvrtc "-DSC_V=$n" -Xnvrtc "-DSC_D=$sd" -Xnvrtc "-DSC_N4=$((n * 4))" -Xnvrtc "-DSC_TCU=$up" -Xnvrtc "-DSC_TC_$up" \
     -Xnvrtc "-DSC_SEGSCAN=$alg" \
     -Xnvrtc "-DSC_SEGSCANU=$(echo "$alg" | tr a-z A-Z)" \
     -Xnvrtc "-DSCAN_TEMP_BYTES=COOP_BLOCK_EXCLUSIVE_SCAN_SUM_PREFIX_${up}_T256_I${i}_WARP_SCANS_TEMP_BYTES" "$@"
