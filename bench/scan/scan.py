@@ -39,6 +39,9 @@ CHAIN_VARIANTS = {"fast": "chain, one read a look-back", "wide": "chain, 128 til
 # sc_chain's explore builds, .gpubench/scan-<type>-<v> (bench/scan/scan.cu SC_CHAIN_FAST, SC_CHAIN_MINB, SC_LB_WAIT0,
 # SC_LB_WAIT, SC_CHAIN_IO), timed as "<build> chain scan <v>" (wide2, tiles of two vectors a thread: slower
 # everywhere, H100 2026-12-07, bench/results/scan/h100/s40_scan_f32_wide.json)
+CHAIN_MAX_MEAN_BYTES = 16384  # sc_chain for mean segments shorter than this (H100, f32: 128 items 0.751 against the
+# block per segment's 0.238, 1024 0.785 / 0.552, random lengths of mean 2000 0.541 / 0.512, 4096 0.787 / 0.980;
+# bench/results/scan/h100/s36_scan_f32.json)
 
 
 def choose(n, n_seg, itemsize, sm_count):
