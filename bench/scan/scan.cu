@@ -285,24 +285,24 @@ __device__ __forceinline__ SC_T sc_lookback_wide(const SC_T *vals, int t, int k_
 #else
 #define SC_CHAIN_BOUNDS __launch_bounds__(SC_THREADS)
 #endif
-extern "C" __global__ void SC_CHAIN_BOUNDS
-  sc_chain(const SC_T *in, const int *off, SC_T *out, int n_seg, unsigned *status, SC_T *vals, unsigned epoch)
+/* sc_chain's load of tile [lo, hi) into x (a full tile: a whole one of the array's grid). */
+__device__ __forceinline__ void sc_chain_load(const SC_T *in, int lo, int hi, SC_T (&x)[SC_N4], unsigned char *temp)
 {
-  /* (the loads', the scan's and the stores' temp storage: __syncthreads between each's use and the next's) */
-  __shared__ __align__(16) unsigned char temp[SC_MAX(BSCANSEG_TEMP_BYTES, SC_MAX(BLOAD4_TEMP_BYTES, BSTORE4_TEMP_BYTES))];
-  __shared__ unsigned starts[SC_CTILE / 32]; /* bit i: a segment starts at the tile's item i */
-  __shared__ SC_T prefix;
-  const int t = (int)blockIdx.x, tid = (int)threadIdx.x;
-  const int first = off[0], last = off[n_seg];
-  const int lo = max(t * SC_CTILE, first), hi = min((t + 1) * SC_CTILE, last);
-  if (lo >= hi) return; /* (a tile wholly outside the segments: no block looks back past the first start) */
-  const bool full = hi - lo == SC_CTILE;
   const SC_T zero = 0;
-  SC_T x[SC_N4];
-  if (full)
+  if (hi - lo == SC_CTILE)
     BLOAD4(in + lo, x, temp);
   else
     BLOADG4(in + lo, x, hi - lo, &zero, 0);
+}
+
+/* sc_chain's work on tile t ([lo, hi), loaded into x): its starts, the scan of its pairs, its publication, its
+ * look-back and its store. temp, starts and prefix: the block's shared memory (sc_chain). */
+__device__ __forceinline__ void sc_chain_tile(const int *off, SC_T *out, int n_seg, int first, int last,
+                                              unsigned *status, SC_T *vals, unsigned epoch, int t, int lo, int hi,
+                                              SC_T (&x)[SC_N4], unsigned char *temp, unsigned *starts, SC_T *prefix)
+{
+  const int tid = (int)threadIdx.x;
+  const SC_T zero = 0;
   for (int i = tid; i < SC_CTILE / 32; i += SC_THREADS) starts[i] = 0;
   /* k0: the first offset at or past lo (how many are below it), by a 256-way search: [a, b] holds it */
   int a = 0, b = n_seg + 1;
@@ -387,16 +387,16 @@ extern "C" __global__ void SC_CHAIN_BOUNDS
       if (done) break;
     }
     if (tid == 0) {
-      prefix = acc;
+      *prefix = acc;
       if (!run.cut) {
         sc_publish(status, vals, t, epoch, 3, acc + run.v);
       }
     }
   } else if (tid == 0) {
-    prefix = zero;
+    *prefix = zero;
   }
   __syncthreads();
-  SC_T acc = e.cut ? e.v : prefix + e.v; /* the sum before this thread's first item, within its segment */
+  SC_T acc = e.cut ? e.v : *prefix + e.v; /* the sum before this thread's first item, within its segment */
 #pragma unroll
   for (int i = 0; i < SC_N4; ++i) {
     if (mine >> i & 1) acc = zero;
@@ -404,10 +404,65 @@ extern "C" __global__ void SC_CHAIN_BOUNDS
     x[i] = acc;
     acc += v;
   }
-  if (full)
+  if (hi - lo == SC_CTILE)
     BSTORE4(out + lo, x, temp);
   else
     BSTOREG4(out + lo, x, hi - lo, 0);
+}
+
+#ifndef SC_CHAIN_PERSIST
+#define SC_CHAIN_PERSIST 0 /* 1: an explore build (prepare.sh scan-<type>-wp): as many blocks as the GPU holds at once,
+                            * each taking the next tile in the array's order (a counter) and loading it while it scans
+                            * the one before, as sc_block's SC_D 2 (full tiles by vectorize: the loads use no temp) */
+#endif
+extern "C" __global__ void SC_CHAIN_BOUNDS
+  sc_chain(const SC_T *in, const int *off, SC_T *out, int n_seg, unsigned *status, SC_T *vals, unsigned epoch)
+{
+  /* (the loads', the scan's and the stores' temp storage: __syncthreads between each's use and the next's) */
+  __shared__ __align__(16) unsigned char temp[SC_MAX(BSCANSEG_TEMP_BYTES, SC_MAX(BLOAD4_TEMP_BYTES, BSTORE4_TEMP_BYTES))];
+  __shared__ unsigned starts[SC_CTILE / 32]; /* bit i: a segment starts at the tile's item i */
+  __shared__ SC_T prefix;
+  const int first = off[0], last = off[n_seg];
+  SC_T x[SC_N4];
+#if SC_CHAIN_PERSIST
+  /* status[n_tiles]: the tiles taken, status[n_tiles + 1]: the blocks done (the last block's sets both to zero for
+   * the next launch); tiles are taken in order, so a block looks back only at tiles taken before its own, by blocks
+   * that are running, and the lowest tile not done never waits */
+  __shared__ int taken[2]; /* (two: a block's next tile is read in one round and written two rounds later) */
+  const int tid = (int)threadIdx.x, n_tiles = (last + SC_CTILE - 1) / SC_CTILE;
+  unsigned *counts = status + n_tiles;
+  if (tid == 0) taken[0] = (int)atomicAdd(&counts[0], 1u);
+  __syncthreads();
+  int t = taken[0];
+  if (t < n_tiles) sc_chain_load(in, max(t * SC_CTILE, first), min((t + 1) * SC_CTILE, last), x, temp);
+  for (int r = 1; t < n_tiles; ++r) {
+    if (tid == 0) taken[r & 1] = (int)atomicAdd(&counts[0], 1u);
+    __syncthreads();
+    const int t2 = taken[r & 1];
+    SC_T y[SC_N4];
+    const int lo2 = max(t2 * SC_CTILE, first), hi2 = min((t2 + 1) * SC_CTILE, last);
+    if (t2 < n_tiles && lo2 < hi2) sc_chain_load(in, lo2, hi2, y, temp);
+    const int lo = max(t * SC_CTILE, first), hi = min((t + 1) * SC_CTILE, last);
+    if (lo < hi) /* (a tile wholly outside the segments: no block looks back past the first start) */
+      sc_chain_tile(off, out, n_seg, first, last, status, vals, epoch, t, lo, hi, x, temp, starts, &prefix);
+#pragma unroll
+    for (int i = 0; i < SC_N4; ++i) x[i] = y[i];
+    t = t2;
+  }
+  if (tid == 0) {
+    __threadfence(); /* (this block's takes before its count of done) */
+    if (atomicAdd(&counts[1], 1u) == gridDim.x - 1) {
+      counts[0] = 0;
+      counts[1] = 0;
+    }
+  }
+#else
+  const int t = (int)blockIdx.x;
+  const int lo = max(t * SC_CTILE, first), hi = min((t + 1) * SC_CTILE, last);
+  if (lo >= hi) return; /* (a tile wholly outside the segments: no block looks back past the first start) */
+  sc_chain_load(in, lo, hi, x, temp);
+  sc_chain_tile(off, out, n_seg, first, last, status, vals, epoch, t, lo, hi, x, temp, starts, &prefix);
+#endif
 }
 #endif
 

@@ -35,7 +35,9 @@ WIDE = "d2"  # the build the launcher takes when a block per segment cannot fill
 CHAIN_VARIANTS = {"fast": "chain, one read a look-back", "wide": "chain, 128 tiles a look-back step",
                   "wide6": "wide, 6 blocks an SM", "wide6d": "wide6, sleeps 1140 / 688 ns",
                   "wide6s": "wide6, sleeps 350 / 350 ns", "wided": "wide, sleeps 1140 / 688 ns",
-                  "wide6t": "wide6, BlockLoad / BlockStore warp_transpose", "widet": "wide, warp_transpose"}
+                  "wide6t": "wide6, BlockLoad / BlockStore warp_transpose", "widet": "wide, warp_transpose",
+                  "wp": "wide, persistent blocks loading the next tile", "wp4": "wp, 4 blocks an SM"}
+PERSISTENT = {"wp", "wp4"}  # (SC_CHAIN_PERSIST: a grid of the blocks the GPU holds at once, which take tiles in order)
 # sc_chain's explore builds, .gpubench/scan-<type>-<v> (bench/scan/scan.cu SC_CHAIN_FAST, SC_CHAIN_MINB, SC_LB_WAIT0,
 # SC_LB_WAIT, SC_CHAIN_IO), timed as "<build> chain scan <v>" (wide2, tiles of two vectors a thread: slower
 # everywhere, H100 2026-12-07, bench/results/scan/h100/s40_scan_f32_wide.json)
@@ -93,17 +95,21 @@ def run_config(cp, mods, cub, tc, dist, d_x, x64, rounds, rng, sm_count, only=No
     # (a build's words of its own: an explore build may lay them out otherwise)
     for suffix in [""] + [" " + v for v in CHAIN_VARIANTS]:
         n_tiles = -(-n // (THREADS * 4 * (16 // size)))  # (tiles of four vectors a thread)
-        status, vals = cp.zeros(n_tiles, cp.uint32), cp.zeros(2 * n_tiles + 8, dtype)  # (+ 8: a wide window's reads)
+        # (status + 2: a persistent build's counters; vals + 8: a wide window's reads)
+        status, vals = cp.zeros(n_tiles + 2, cp.uint32), cp.zeros(2 * n_tiles + 8, dtype)
         epoch = itertools.count(1)
         for build in ("cooplink", "whole", "nvcc"):
             if build + suffix not in mods:
                 continue
             f = mods[build + suffix].get_function("sc_chain")
+            g = n_tiles
+            if suffix.strip() in PERSISTENT:
+                g = min(n_tiles, sm_count * cp.cuda.driver.occupancyMaxActiveBlocksPerMultiprocessor(f.ptr, THREADS, 0))
             R.add(f"{build} chain scan{suffix}",
                   (lambda f, g, status, vals, epoch: lambda: f((g,), (THREADS,), (
                       d_x, d_off, d_out, np.int32(n_seg), status, vals, np.uint32(next(epoch)))))(
-                          f, n_tiles, status, vals, epoch),
-                  d_out, bytes_, {"regs": f.num_regs, "local": f.local_size_bytes})
+                          f, g, status, vals, epoch),
+                  d_out, bytes_, {"regs": f.num_regs, "local": f.local_size_bytes, "grid": int(g)})
     if only:
         R.time(0)
         return {"type": tc, "lengths": dist, "segments": int(n_seg), "kernels": R.info}
