@@ -60,6 +60,19 @@ def test_scan_launcher_takes_the_chain_for_short_segments_only():
     assert scan.ratio_key("cooplink block scan d2") == "cooplink d2" and scan.ratio_key("cooplink block scan") == "cooplink"
 
 
+def test_every_chain_build_scan_times_is_prepared():
+    """scan.py skips a build it does not find, so a name in CHAIN_VARIANTS that prepare.sh never builds would
+    cost a device call and time nothing; a persistent build (a grid of resident blocks) must be built with
+    SC_CHAIN_PERSIST=1, every other with 0 or none."""
+    scan = _load("scan_bench", "bench/scan/scan.py")
+    prep = (ROOT / "bench/segreduce/prepare.sh").read_text()
+    direct = set(re.findall(r'bm_scan [^\n]*"\$out/scan-\$tc-(\w+)"', prep))
+    table = {m[0]: m[-1] for m in re.findall(r'"(\w+) (\S+) (\S+) (\S+) (\S+) ([01])"', prep)}
+    assert "-DSC_CHAIN_PERSIST=\"$p\"" in prep and table, "prepare.sh's table of explore builds"
+    assert set(scan.CHAIN_VARIANTS) == direct | set(table), (set(scan.CHAIN_VARIANTS), direct | set(table))
+    assert scan.PERSISTENT == {name for name, p in table.items() if p == "1"}
+
+
 def test_report_mends_torchs_first_call(tmp_path):
     """A run's first torch call starts torch: its figure (untimed, no second run) gives way to an earlier
     run's figure of that configuration, or to none; torch's later configurations of the run stay."""
