@@ -47,6 +47,121 @@
 #define BSTOREG CAT4(coop_block_store_guarded_, SC_TC, SC_T_, CAT3(_i, SC_N, _direct))
 #define BSCAN CAT4(coop_block_exclusive_scan_sum_prefix_, SC_TC, SC_T_, CAT3(_i, SC_N, _warp_scans))
 
+#ifndef SC_CLUSTER
+#define SC_CLUSTER 1 /* blocks a segment: > 1, an explore build (prepare.sh scan-<type>-c<K>; sc_block below) */
+#endif
+#if SC_CLUSTER > 1
+/* sc_block on a cluster of SC_CLUSTER blocks a segment (grid: segments x SC_CLUSTER): where segments are too few
+ * to fill the GPU (256 of 1M items), a block per segment is bound by its own tiles one after another (f32 1M d2:
+ * 24% of the warps active, the d4 ring no faster). The segment's tiles (on the 16-byte grid from its start rounded
+ * down) go round the cluster's blocks; in each round every block scans its tile from zero (BlockScan), leaves the
+ * tile's sum in its shared memory, and after the cluster's barrier reads the sums of the round (distributed shared
+ * memory): its tile's prefix is the running sum plus the sums of the tiles before it in the round, and every block
+ * adds all of them to the running sum in the same order (the same value in every block). Each block loads its
+ * next round's tile before it scans this one (two tiles in flight, as SC_D 2). */
+__device__ __forceinline__ unsigned sc_cluster_reg(int which)
+{
+  unsigned r;
+  if (which == 0)
+    asm("mov.u32 %0, %%cluster_ctarank;" : "=r"(r));
+  else
+    asm("mov.u32 %0, %%clusterid.x;" : "=r"(r));
+  return r;
+}
+/* SC_CLUSTER's messages: a tile's sum as words of (round + 1) << 32 | 32 bits of it, each its own message (no
+ * fence, no barrier a round: a cluster barrier's release waits for the block's stores to reach the GPU, measured
+ * 25% of the warps' stalls, f32 1M) */
+#define SC_WORDS (sizeof(SC_T) / 4)
+/* writes tile sum v of round q into word w of this block's slot (rank) in block `to`'s box (distributed shared
+ * memory) */
+__device__ __forceinline__ void sc_cluster_send(unsigned long long *box, unsigned to, int q, SC_T v, int w)
+{
+  unsigned bits[SC_WORDS];
+  memcpy(bits, &v, sizeof v);
+  const unsigned long long word = (unsigned long long)(unsigned)(q + 1) << 32 | bits[w];
+  unsigned a = (unsigned)__cvta_generic_to_shared(box), r;
+  asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(r) : "r"(a), "r"(to));
+  asm volatile("st.relaxed.cluster.shared::cluster.u64 [%0], %1;" ::"r"(r), "l"(word) : "memory");
+}
+/* the sum of round q that this block's box holds from block k (waits for it) */
+__device__ __forceinline__ SC_T sc_cluster_recv(const unsigned long long *box, int q)
+{
+  unsigned bits[SC_WORDS];
+  for (int w = 0; w < (int)SC_WORDS; ++w) {
+    unsigned long long word;
+    const unsigned a = (unsigned)__cvta_generic_to_shared(box + w);
+    do
+      asm volatile("ld.relaxed.cluster.shared::cta.u64 %0, [%1];" : "=l"(word) : "r"(a) : "memory");
+    while ((unsigned)(word >> 32) != (unsigned)(q + 1));
+    bits[w] = (unsigned)word;
+  }
+  SC_T v;
+  memcpy(&v, bits, sizeof v);
+  return v;
+}
+__device__ __forceinline__ void sc_cluster_arrive() { asm volatile("barrier.cluster.arrive.release.aligned;" ::: "memory"); }
+__device__ __forceinline__ void sc_cluster_wait() { asm volatile("barrier.cluster.wait.acquire.aligned;" ::: "memory"); }
+
+/* tile i of the segment [b, e) on the grid from a (b rounded down to a vector): [lo, hi), loaded into x */
+__device__ __forceinline__ void sc_cluster_load(const SC_T *in, int a, int b, int e, int i, SC_T (&x)[SC_N])
+{
+  const SC_T zero = 0;
+  const int lo = max(a + i * SC_TILE, b), hi = min(a + (i + 1) * SC_TILE, e);
+  if (hi - lo == SC_TILE)
+    BLOAD(in + lo, x, 0);
+  else
+    BLOADG(in + lo, x, hi - lo, &zero, 0);
+}
+
+extern "C" __global__ void __cluster_dims__(SC_CLUSTER, 1, 1) __launch_bounds__(SC_THREADS)
+  sc_block(const SC_T *in, const int *off, SC_T *out)
+{
+  __shared__ __align__(16) unsigned char temp[SCAN_TEMP_BYTES];
+  /* box[q % 2][k]: block k's tile sum of round q (a round's words are read before this block sends the next
+   * round's; none is written again until every block has sent that next round's, so two rounds' boxes suffice) */
+  __shared__ unsigned long long box[2][SC_CLUSTER][SC_WORDS];
+  const int rank = (int)sc_cluster_reg(0), s = (int)sc_cluster_reg(1);
+  const int b = off[s], e = max(off[s + 1], b), a = b - b % SC_V;
+  const int tiles = e > b ? (e - a + SC_TILE - 1) / SC_TILE : 0, rounds = (tiles + SC_CLUSTER - 1) / SC_CLUSTER;
+  for (int k = (int)threadIdx.x; k < 2 * SC_CLUSTER * (int)SC_WORDS; k += SC_THREADS) (&box[0][0][0])[k] = 0;
+  sc_cluster_arrive(); /* (every block's box is cleared before any is written: once a launch) */
+  sc_cluster_wait();
+  SC_T running = 0;
+  SC_T x[2][SC_N];
+  if (rank < tiles) sc_cluster_load(in, a, b, e, rank, x[0]);
+  for (int r = 0; r < rounds; r += 2) {
+#pragma unroll
+    for (int d = 0; d < 2; ++d) {
+      const int q = r + d;
+      if (q >= rounds) break;
+      const int i = q * SC_CLUSTER + rank;
+      if (i + SC_CLUSTER < tiles) sc_cluster_load(in, a, b, e, i + SC_CLUSTER, x[d ^ 1]); /* (the next round's) */
+      SC_T y[SC_N], sum = 0;
+      if (i < tiles) BSCAN(x[d], y, &sum, temp); /* (i is the block's: all its threads or none) */
+      if (threadIdx.x < SC_CLUSTER * SC_WORDS)
+        sc_cluster_send(&box[d][rank][0], threadIdx.x / SC_WORDS, q, sum, threadIdx.x % SC_WORDS);
+      SC_T prefix = running, all = 0;
+#pragma unroll
+      for (int k = 0; k < SC_CLUSTER; ++k) {
+        const SC_T v = sc_cluster_recv(&box[d][k][0], q);
+        if (k < rank) prefix += v;
+        all += v;
+      }
+      running += all;
+      if (i < tiles) {
+#pragma unroll
+        for (int j = 0; j < SC_N; ++j) y[j] += prefix;
+        const int lo = max(a + i * SC_TILE, b), hi = min(a + (i + 1) * SC_TILE, e);
+        if (hi - lo == SC_TILE)
+          BSTORE(out + lo, y, 0);
+        else
+          BSTOREG(out + lo, y, hi - lo, 0);
+      }
+      __syncthreads(); /* temp is reused */
+    }
+  }
+}
+#else
 extern "C" __global__ void __launch_bounds__(SC_THREADS) sc_block(const SC_T *in, const int *off, SC_T *out)
 {
   __shared__ __align__(16) unsigned char temp[SCAN_TEMP_BYTES];
@@ -100,6 +215,7 @@ extern "C" __global__ void __launch_bounds__(SC_THREADS) sc_block(const SC_T *in
     BSTOREG(out + p, y, e - p, 0);
   }
 }
+#endif
 
 #if SC_D == 1 /* (the chained kernel is built once a type, with the default build) */
 /* sc_chain: the whole array in tiles of SC_CTILE items on the array's own grid (tile t: items [t * SC_CTILE,

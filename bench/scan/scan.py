@@ -29,7 +29,8 @@ from bench import THREADS, TYPES, Runner, gpu_facts, lengths_for, make_input  # 
 LENGTHS = ["128", "1024", "4096", "65536", "1M", "random"]
 # the builds beside the default (one tile of two 16-byte vectors a thread in flight a block): .gpubench/scan-<type>-<v>,
 # bench/segreduce/prepare.sh; d2: two such tiles in flight, v<V>: one tile of V vectors a thread
-VARIANTS = {"d2": "two tiles"}  # (one tile of 4 or 8 vectors, 2026-12-04, and two of 4, 2026-12-06: slower
+VARIANTS = {"d2": "two tiles", "c2": "a cluster of 2 a segment", "c4": "a cluster of 4 a segment"}
+CLUSTER = {"c2": 2, "c4": 4}  # (SC_CLUSTER: blocks a segment, the grid segments x that)  # (one tile of 4 or 8 vectors, 2026-12-04, and two of 4, 2026-12-06: slower
 # everywhere, bench/scan/scan.cu's header)
 WIDE = "d2"  # the build the launcher takes when a block per segment cannot fill the GPU (fewer segments than 8 an SM)
 CHAIN_VARIANTS = {"fast": "chain, one read a look-back", "wide": "chain, 128 tiles a look-back step",
@@ -87,8 +88,9 @@ def run_config(cp, mods, cub, tc, dist, d_x, x64, rounds, rng, sm_count, only=No
             if build + suffix not in mods:
                 continue
             f = mods[build + suffix].get_function("sc_block")
+            g = n_seg * CLUSTER.get(suffix.strip(), 1)
             R.add(f"{build} block scan{suffix}",
-                  (lambda f: lambda: f((n_seg,), (THREADS,), (d_x, d_off, d_out)))(f), d_out,
+                  (lambda f, g: lambda: f((g,), (THREADS,), (d_x, d_off, d_out)))(f, g), d_out,
                   bytes_, {"regs": f.num_regs, "local": f.local_size_bytes})
     # sc_chain (the default builds): a block a tile of the whole array, chained by a look-back through `status`
     # (zero once; each launch passes the next epoch) and `vals`
@@ -104,7 +106,7 @@ def run_config(cp, mods, cub, tc, dist, d_x, x64, rounds, rng, sm_count, only=No
             f = mods[build + suffix].get_function("sc_chain")
             g = n_tiles
             if suffix.strip() in PERSISTENT:
-                g = min(n_tiles, sm_count * cp.cuda.driver.occupancyMaxActiveBlocksPerMultiprocessor(f.ptr, THREADS, 0))
+                g = min(n_tiles, sm_count * cp.cuda.driver.occupancyMaxActiveBlocksPerMultiprocessor(f.kernel.ptr, THREADS, 0))
             R.add(f"{build} chain scan{suffix}",
                   (lambda f, g, status, vals, epoch: lambda: f((g,), (THREADS,), (
                       d_x, d_off, d_out, np.int32(n_seg), status, vals, np.uint32(next(epoch)))))(

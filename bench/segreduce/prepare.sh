@@ -52,6 +52,11 @@ for t in "${BM_TYPES[@]}"; do
     cmp -s "$d/cooplink.cubin" "$d/whole.cubin" &&
       echo "scan $tc, $sd tiles in flight of $v vectors a thread: the cooplink-linked cubin is byte-identical to the whole program's"
   done
+  # scan.py's CLUSTER builds: sc_block on a cluster of K blocks a segment (bench/scan/scan.cu SC_CLUSTER)
+  for k in 2 4; do
+    bm_scan "$tc" "$ct" "$n" "$out/catalog" "$out/scan-$tc-c$k" 2 2 -Xnvrtc -DSC_CLUSTER=$k
+    bm_nvcc bench/scan/scan.cu "$out/catalog" "$out/scan-$tc-c$k"
+  done
   # scan.py's CHAIN_VARIANTS: sc_chain's explore builds (bench/scan/scan.cu SC_CHAIN_FAST)
   bm_scan "$tc" "$ct" "$n" "$out/catalog" "$out/scan-$tc-fast" 1 2 -Xnvrtc -DSC_CHAIN_FAST=1
   bm_nvcc bench/scan/scan.cu "$out/catalog" "$out/scan-$tc-fast"
