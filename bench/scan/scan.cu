@@ -72,14 +72,14 @@ __device__ __forceinline__ unsigned sc_cluster_reg(int which)
  * fence, no barrier a round: a cluster barrier's release waits for the block's stores to reach the GPU, measured
  * 25% of the warps' stalls, f32 1M) */
 #define SC_WORDS (sizeof(SC_T) / 4)
-/* writes tile sum v of round q into word w of this block's slot (rank) in block `to`'s box (distributed shared
+/* writes word w of tile sum v of round q to `to`'s copy of this block's shared word at p (distributed shared
  * memory) */
-__device__ __forceinline__ void sc_cluster_send(unsigned long long *box, unsigned to, int q, SC_T v, int w)
+__device__ __forceinline__ void sc_cluster_send(unsigned long long *p, unsigned to, int q, SC_T v, int w)
 {
-  unsigned bits[SC_WORDS];
-  memcpy(bits, &v, sizeof v);
-  const unsigned long long word = (unsigned long long)(unsigned)(q + 1) << 32 | bits[w];
-  unsigned a = (unsigned)__cvta_generic_to_shared(box), r;
+  unsigned long long bits = 0; /* (v's bits, the low word first) */
+  memcpy(&bits, &v, sizeof v);
+  const unsigned long long word = (unsigned long long)(unsigned)(q + 1) << 32 | (unsigned)(bits >> (32 * w));
+  unsigned a = (unsigned)__cvta_generic_to_shared(p), r;
   asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(r) : "r"(a), "r"(to));
   asm volatile("st.relaxed.cluster.shared::cluster.u64 [%0], %1;" ::"r"(r), "l"(word) : "memory");
 }
@@ -139,7 +139,8 @@ extern "C" __global__ void __cluster_dims__(SC_CLUSTER, 1, 1) __launch_bounds__(
       SC_T y[SC_N], sum = 0;
       if (i < tiles) BSCAN(x[d], y, &sum, temp); /* (i is the block's: all its threads or none) */
       if (threadIdx.x < SC_CLUSTER * SC_WORDS)
-        sc_cluster_send(&box[d][rank][0], threadIdx.x / SC_WORDS, q, sum, threadIdx.x % SC_WORDS);
+        sc_cluster_send(&box[d][rank][threadIdx.x % SC_WORDS], threadIdx.x / SC_WORDS, q, sum,
+                        threadIdx.x % SC_WORDS);
       SC_T prefix = running, all = 0;
 #pragma unroll
       for (int k = 0; k < SC_CLUSTER; ++k) {

@@ -24,13 +24,15 @@ import time
 import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "segreduce"))
-from bench import THREADS, TYPES, Runner, gpu_facts, lengths_for, make_input  # noqa: E402
+from bench import THREADS, TYPES, Runner, blocks_per_sm, gpu_facts, lengths_for, make_input  # noqa: E402
 
 LENGTHS = ["128", "1024", "4096", "65536", "1M", "random"]
 # the builds beside the default (one tile of two 16-byte vectors a thread in flight a block): .gpubench/scan-<type>-<v>,
 # bench/segreduce/prepare.sh; d2: two such tiles in flight, v<V>: one tile of V vectors a thread
 VARIANTS = {"d2": "two tiles", "c2": "a cluster of 2 a segment", "c4": "a cluster of 4 a segment"}
-CLUSTER = {"c2": 2, "c4": 4}  # (SC_CLUSTER: blocks a segment, the grid segments x that)  # (one tile of 4 or 8 vectors, 2026-12-04, and two of 4, 2026-12-06: slower
+CLUSTER = {"c2": 2, "c4": 4}  # (SC_CLUSTER: blocks a segment, the grid segments x that)
+MAX_CLUSTER_GRID = 1 << 24  # (a cluster build's grid of 2^25 blocks, c4 with 32 items a segment, fails with
+# CUDA_ERROR_LAUNCH_FAILED on the H100, 2^24 (c2 at 32, c4 at 64) runs and checks: bench/scan/explore_cluster.sh)  # (one tile of 4 or 8 vectors, 2026-12-04, and two of 4, 2026-12-06: slower
 # everywhere, bench/scan/scan.cu's header)
 WIDE = "d2"  # the build the launcher takes when a block per segment cannot fill the GPU (fewer segments than 8 an SM)
 CHAIN_VARIANTS = {"fast": "chain, one read a look-back", "wide": "chain, 128 tiles a look-back step",
@@ -47,11 +49,24 @@ CHAIN_MAX_MEAN_BYTES = 16384  # sc_chain for mean segments shorter than this (H1
 # bench/results/scan/h100/s36_scan_f32.json)
 
 
+CLUSTER_MIN_MEAN_BYTES = 65536  # sc_block on clusters (CLUSTER) for mean segments this long or longer (H100,
+# share of the copy ceiling, block / c2: f32 8192 items 0.970 / 0.863, 16384 0.959 / 0.970, 65536 0.942 / 0.990;
+# bench/results/scan/h100/s42_*.json)
+CLUSTER_BLOCKS_PER_SM = 6  # (the cluster builds' blocks an SM: 40 to 48 registers, 256 threads)
+
+
 def choose(n, n_seg, itemsize, sm_count):
     """The kernel the launcher takes: its label in a configuration's kernels."""
     if n * itemsize < CHAIN_MAX_MEAN_BYTES * n_seg:
         return "cooplink chain scan"
-    return f"cooplink block scan {WIDE}" if n_seg < sm_count * 8 else "cooplink block scan"
+    if n * itemsize < CLUSTER_MIN_MEAN_BYTES * n_seg:
+        return f"cooplink block scan {WIDE}" if n_seg < sm_count * 8 else "cooplink block scan"
+    # a cluster a segment, of 4 where that still fits the GPU at once, else of 2 (H100, f32 1M, 256 segments: c2 0.942,
+    # c4 0.873; f64 1M, 128: c2 0.736, c4 0.923; f32 4M, 64: c4 0.709, chain 0.483); under one block an SM with 4, the
+    # chain (f32 16M, 16 segments: c4 0.255, chain 0.483)
+    if n_seg * 4 < sm_count:
+        return "cooplink chain scan"
+    return "cooplink block scan c4" if n_seg * 4 <= sm_count * CLUSTER_BLOCKS_PER_SM else "cooplink block scan c2"
 
 
 def ratio_key(label):
@@ -59,7 +74,7 @@ def ratio_key(label):
     return label.replace(" block scan", "").replace(" scan", "")
 
 
-def run_config(cp, mods, cub, tc, dist, d_x, x64, rounds, rng, sm_count, only=None):
+def run_config(cp, mods, cub, tc, dist, d_x, x64, rounds, rng, sm_count, only=None, skip=None):
     dtype, _ = TYPES[tc]
     size = np.dtype(dtype).itemsize
     n = d_x.size
@@ -73,6 +88,9 @@ def run_config(cp, mods, cub, tc, dist, d_x, x64, rounds, rng, sm_count, only=No
     d_off = cp.asarray(offs.astype(np.int32))
     d_out = cp.empty(n, dtype)
     R = Runner(cp, ref, np.nan if dtype != np.int32 else np.int32(0x5A5A5A5A))
+    if skip:  # (--skip: the kernels whose labels match are left out)
+        add0 = R.add
+        R.add = lambda label, *a, **k: None if re.search(skip, label) else add0(label, *a, **k)
     if only:  # (--only: the kernels whose labels match alone, each run once and checked, for ncu)
         add = R.add
         R.add = lambda label, *a, **k: add(label, *a, **k) if re.search(only, label) else None
@@ -89,6 +107,8 @@ def run_config(cp, mods, cub, tc, dist, d_x, x64, rounds, rng, sm_count, only=No
                 continue
             f = mods[build + suffix].get_function("sc_block")
             g = n_seg * CLUSTER.get(suffix.strip(), 1)
+            if g > MAX_CLUSTER_GRID and suffix.strip() in CLUSTER:
+                continue
             R.add(f"{build} block scan{suffix}",
                   (lambda f, g: lambda: f((g,), (THREADS,), (d_x, d_off, d_out)))(f, g), d_out,
                   bytes_, {"regs": f.num_regs, "local": f.local_size_bytes})
@@ -106,7 +126,7 @@ def run_config(cp, mods, cub, tc, dist, d_x, x64, rounds, rng, sm_count, only=No
             f = mods[build + suffix].get_function("sc_chain")
             g = n_tiles
             if suffix.strip() in PERSISTENT:
-                g = min(n_tiles, sm_count * cp.cuda.driver.occupancyMaxActiveBlocksPerMultiprocessor(f.kernel.ptr, THREADS, 0))
+                g = min(n_tiles, sm_count * blocks_per_sm(cp, f))
             R.add(f"{build} chain scan{suffix}",
                   (lambda f, g, status, vals, epoch: lambda: f((g,), (THREADS,), (
                       d_x, d_off, d_out, np.int32(n_seg), status, vals, np.uint32(next(epoch)))))(
@@ -217,6 +237,8 @@ def main():
     ap.add_argument("--lengths", default=",".join(LENGTHS))
     ap.add_argument("--only", help="a regular expression: run the kernels whose labels match it once each, checked, "
                     "and nothing else (for ncu, e.g. 'cooplink chain scan wide6$')")
+    ap.add_argument("--skip", help="a regular expression: leave out the kernels whose labels match it "
+                    "(e.g. 'chain scan .' for the chain's explore builds)")
     args = ap.parse_args()
     if args.report:
         report(args.report)
@@ -238,7 +260,8 @@ def main():
             mods.update({f"{b} {v}": cp.RawModule(path=os.path.join(d, f"{b}.cubin"))
                          for b in ("cooplink", "whole", "nvcc") if os.path.exists(os.path.join(d, f"{b}.cubin"))})
         for dist in args.lengths.split(","):
-            res = run_config(cp, mods, cub, tc, dist, d_x, x64, args.rounds, rng, facts["sm_count"], args.only)
+            res = run_config(cp, mods, cub, tc, dist, d_x, x64, args.rounds, rng, facts["sm_count"], args.only,
+                             args.skip)
             results["configs"].append(res)
             if args.only:
                 print(f"scan {tc} {dist:>6}: " + " | ".join(f"{k} wrong {v.get('wrong')}" for k, v in res["kernels"].items()))

@@ -55,9 +55,27 @@ def test_scan_launcher_takes_the_chain_for_short_segments_only():
     assert scan.choose(n, n // 128, 4, sms) == scan.choose(n, n // 1024, 4, sms) == "cooplink chain scan"
     assert scan.choose(n, n // 2000, 4, sms) == "cooplink chain scan"  # (random lengths: mean 2000)
     assert scan.choose(n, n // 4096, 4, sms) == scan.choose(n // 2, n // 2 // 4096, 8, sms) == "cooplink block scan"
-    assert scan.choose(n, n // (1 << 20), 4, sms) == "cooplink block scan d2"  # (256 segments: under 8 an SM)
+    assert scan.choose(n, n // 8192, 4, sms) == "cooplink block scan"  # (32 KB a segment: under the clusters' 64 KB)
+    assert scan.choose(200 * 8192, 200, 4, sms) == "cooplink block scan d2"  # (200 segments: under 8 an SM)
+    # long segments: a cluster a segment, of 4 while segments x 4 fit the GPU at once (6 blocks an SM), else of 2
+    assert scan.choose(n, n // 16384, 4, sms) == scan.choose(n, n // 65536, 4, sms) == "cooplink block scan c2"
+    assert scan.choose(n, n // (1 << 20), 4, sms) == "cooplink block scan c2"  # (256 segments: 1024 blocks with 4)
+    assert scan.choose(n // 2, n // 2 // (1 << 20), 8, sms) == "cooplink block scan c4"  # (float64: 128 segments)
+    assert scan.choose(n, n // (4 << 20), 4, sms) == "cooplink block scan c4"  # (64 segments)
+    assert scan.choose(n, n // (16 << 20), 4, sms) == "cooplink chain scan"  # (16: under a block an SM with 4)
     assert scan.ratio_key("cooplink chain scan") == "cooplink chain"
     assert scan.ratio_key("cooplink block scan d2") == "cooplink d2" and scan.ratio_key("cooplink block scan") == "cooplink"
+
+
+def test_every_cluster_build_scan_times_is_prepared_with_its_size():
+    """scan.py launches a CLUSTER build on segments x its size blocks: prepare.sh must build each with that
+    SC_CLUSTER (a grid that is not the cluster's multiple fails to launch; one of another size scans wrong)."""
+    scan = _load("scan_bench", "bench/scan/scan.py")
+    prep = (ROOT / "bench/segreduce/prepare.sh").read_text()
+    m = re.search(r'for k in ([\d ]+); do\n\s*bm_scan [^\n]*"\$out/scan-\$tc-c\$k" 2 2 -Xnvrtc -DSC_CLUSTER=\$k\n', prep)
+    assert m, "prepare.sh's cluster builds"
+    assert scan.CLUSTER == {f"c{k}": int(k) for k in m.group(1).split()}
+    assert set(scan.CLUSTER) <= set(scan.VARIANTS)
 
 
 def test_every_chain_build_scan_times_is_prepared():
