@@ -527,11 +527,9 @@ __device__ __forceinline__ void sc_chain_tile(const int *off, SC_T *out, int n_s
     BSTOREG4(out + lo, x, hi - lo, 0);
 }
 
-#ifndef SC_CHAIN_PERSIST
-#define SC_CHAIN_PERSIST 0 /* 1: an explore build (prepare.sh scan-<type>-wp): as many blocks as the GPU holds at once,
-                            * each taking the next tile in the array's order (a counter) and loading it while it scans
-                            * the one before, as sc_block's SC_D 2 (full tiles by vectorize: the loads use no temp) */
-#endif
+/* (persistent blocks, as many as the GPU holds at once, each taking the next tile by a counter and loading it
+ * while it scans the one before: measured slower everywhere, H100 f32 128 0.664 against 0.822 for a block a
+ * tile, 65536 0.091, 1M 0.170; dropped, bench/README.md's eleventh session) */
 extern "C" __global__ void SC_CHAIN_BOUNDS
   sc_chain(const SC_T *in, const int *off, SC_T *out, int n_seg, unsigned *status, SC_T *vals, unsigned epoch)
 {
@@ -541,45 +539,11 @@ extern "C" __global__ void SC_CHAIN_BOUNDS
   __shared__ SC_T prefix;
   const int first = off[0], last = off[n_seg];
   SC_T x[SC_N4];
-#if SC_CHAIN_PERSIST
-  /* status[n_tiles]: the tiles taken, status[n_tiles + 1]: the blocks done (the last block's sets both to zero for
-   * the next launch); tiles are taken in order, so a block looks back only at tiles taken before its own, by blocks
-   * that are running, and the lowest tile not done never waits */
-  __shared__ int taken[2]; /* (two: a block's next tile is read in one round and written two rounds later) */
-  const int tid = (int)threadIdx.x, n_tiles = (last + SC_CTILE - 1) / SC_CTILE;
-  unsigned *counts = status + n_tiles;
-  if (tid == 0) taken[0] = (int)atomicAdd(&counts[0], 1u);
-  __syncthreads();
-  int t = taken[0];
-  if (t < n_tiles) sc_chain_load(in, max(t * SC_CTILE, first), min((t + 1) * SC_CTILE, last), x, temp);
-  for (int r = 1; t < n_tiles; ++r) {
-    if (tid == 0) taken[r & 1] = (int)atomicAdd(&counts[0], 1u);
-    __syncthreads();
-    const int t2 = taken[r & 1];
-    SC_T y[SC_N4];
-    const int lo2 = max(t2 * SC_CTILE, first), hi2 = min((t2 + 1) * SC_CTILE, last);
-    if (t2 < n_tiles && lo2 < hi2) sc_chain_load(in, lo2, hi2, y, temp);
-    const int lo = max(t * SC_CTILE, first), hi = min((t + 1) * SC_CTILE, last);
-    if (lo < hi) /* (a tile wholly outside the segments: no block looks back past the first start) */
-      sc_chain_tile(off, out, n_seg, first, last, status, vals, epoch, t, lo, hi, x, temp, starts, &prefix);
-#pragma unroll
-    for (int i = 0; i < SC_N4; ++i) x[i] = y[i];
-    t = t2;
-  }
-  if (tid == 0) {
-    __threadfence(); /* (this block's takes before its count of done) */
-    if (atomicAdd(&counts[1], 1u) == gridDim.x - 1) {
-      counts[0] = 0;
-      counts[1] = 0;
-    }
-  }
-#else
   const int t = (int)blockIdx.x;
   const int lo = max(t * SC_CTILE, first), hi = min((t + 1) * SC_CTILE, last);
   if (lo >= hi) return; /* (a tile wholly outside the segments: no block looks back past the first start) */
   sc_chain_load(in, lo, hi, x, temp);
   sc_chain_tile(off, out, n_seg, first, last, status, vals, epoch, t, lo, hi, x, temp, starts, &prefix);
-#endif
 }
 #endif
 

@@ -24,7 +24,7 @@ import time
 import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "segreduce"))
-from bench import THREADS, TYPES, Runner, blocks_per_sm, gpu_facts, lengths_for, make_input  # noqa: E402
+from bench import THREADS, TYPES, Runner, gpu_facts, lengths_for, make_input  # noqa: E402
 
 LENGTHS = ["128", "1024", "4096", "65536", "1M", "random"]
 # the builds beside the default (one tile of two 16-byte vectors a thread in flight a block): .gpubench/scan-<type>-<v>,
@@ -38,34 +38,37 @@ WIDE = "d2"  # the build the launcher takes when a block per segment cannot fill
 CHAIN_VARIANTS = {"fast": "chain, one read a look-back", "wide": "chain, 128 tiles a look-back step",
                   "wide6": "wide, 6 blocks an SM", "wide6d": "wide6, sleeps 1140 / 688 ns",
                   "wide6s": "wide6, sleeps 350 / 350 ns", "wided": "wide, sleeps 1140 / 688 ns",
-                  "wide6t": "wide6, BlockLoad / BlockStore warp_transpose", "widet": "wide, warp_transpose",
-                  "wp": "wide, persistent blocks loading the next tile", "wp4": "wp, 4 blocks an SM"}
-PERSISTENT = {"wp", "wp4"}  # (SC_CHAIN_PERSIST: a grid of the blocks the GPU holds at once, which take tiles in order)
+                  "wide6t": "wide6, BlockLoad / BlockStore warp_transpose", "widet": "wide, warp_transpose"}
 # sc_chain's explore builds, .gpubench/scan-<type>-<v> (bench/scan/scan.cu SC_CHAIN_FAST, SC_CHAIN_MINB, SC_LB_WAIT0,
 # SC_LB_WAIT, SC_CHAIN_IO), timed as "<build> chain scan <v>" (wide2, tiles of two vectors a thread: slower
 # everywhere, H100 2026-12-07, bench/results/scan/h100/s40_scan_f32_wide.json)
-CHAIN_MAX_MEAN_BYTES = 16384  # sc_chain for mean segments shorter than this (H100, f32: 128 items 0.751 against the
-# block per segment's 0.238, 1024 0.785 / 0.552, random lengths of mean 2000 0.541 / 0.512, 4096 0.787 / 0.980;
-# bench/results/scan/h100/s36_scan_f32.json)
-
-
+CHAIN_MAX_MEAN_BYTES = 8192  # sc_chain for mean segments shorter than this, a block per segment's tile (H100, f32:
+# 128 items 0.749 against the block per segment's 0.238, 1024 0.780 / 0.547, random lengths of mean 2000 0.543 /
+# 0.509, 4096 0.784 / 0.979; f64: 1024 items 0.680 / 0.978, random 0.455 / 0.867; bench/results/scan/h100/
+# s42_scan_all.json; 16384 before, which gave float64's 1024 items to the chain)
 CLUSTER_MIN_MEAN_BYTES = 65536  # sc_block on clusters (CLUSTER) for mean segments this long or longer (H100,
 # share of the copy ceiling, block / c2: f32 8192 items 0.970 / 0.863, 16384 0.959 / 0.970, 65536 0.942 / 0.990;
 # bench/results/scan/h100/s42_*.json)
 CLUSTER_BLOCKS_PER_SM = 6  # (the cluster builds' blocks an SM: 40 to 48 registers, 256 threads)
 
 
+CHAIN_4B = "widet"  # the chain build the launcher takes for 4-byte types (H100, f32, widet / the default chain:
+# 128 items 0.907 / 0.751, 1024 0.903 / 0.785, random 0.654 / 0.542, 1M 0.673 / 0.485; bench/results/scan/h100/
+# s42_scan_f32_explore.json; int32 not measured with it yet; float64 has no packed words: the default)
+
+
 def choose(n, n_seg, itemsize, sm_count):
     """The kernel the launcher takes: its label in a configuration's kernels."""
+    chain = "cooplink chain scan" + (f" {CHAIN_4B}" if itemsize == 4 else "")
     if n * itemsize < CHAIN_MAX_MEAN_BYTES * n_seg:
-        return "cooplink chain scan"
+        return chain
     if n * itemsize < CLUSTER_MIN_MEAN_BYTES * n_seg:
         return f"cooplink block scan {WIDE}" if n_seg < sm_count * 8 else "cooplink block scan"
     # a cluster a segment, of 4 where that still fits the GPU at once, else of 2 (H100, f32 1M, 256 segments: c2 0.942,
     # c4 0.873; f64 1M, 128: c2 0.736, c4 0.923; f32 4M, 64: c4 0.709, chain 0.483); under one block an SM with 4, the
     # chain (f32 16M, 16 segments: c4 0.255, chain 0.483)
     if n_seg * 4 < sm_count:
-        return "cooplink chain scan"
+        return chain
     return "cooplink block scan c4" if n_seg * 4 <= sm_count * CLUSTER_BLOCKS_PER_SM else "cooplink block scan c2"
 
 
@@ -117,21 +120,17 @@ def run_config(cp, mods, cub, tc, dist, d_x, x64, rounds, rng, sm_count, only=No
     # (a build's words of its own: an explore build may lay them out otherwise)
     for suffix in [""] + [" " + v for v in CHAIN_VARIANTS]:
         n_tiles = -(-n // (THREADS * 4 * (16 // size)))  # (tiles of four vectors a thread)
-        # (status + 2: a persistent build's counters; vals + 8: a wide window's reads)
-        status, vals = cp.zeros(n_tiles + 2, cp.uint32), cp.zeros(2 * n_tiles + 8, dtype)
+        status, vals = cp.zeros(n_tiles, cp.uint32), cp.zeros(2 * n_tiles + 8, dtype)  # (+ 8: a wide window's reads)
         epoch = itertools.count(1)
         for build in ("cooplink", "whole", "nvcc"):
             if build + suffix not in mods:
                 continue
             f = mods[build + suffix].get_function("sc_chain")
-            g = n_tiles
-            if suffix.strip() in PERSISTENT:
-                g = min(n_tiles, sm_count * blocks_per_sm(cp, f))
             R.add(f"{build} chain scan{suffix}",
-                  (lambda f, g, status, vals, epoch: lambda: f((g,), (THREADS,), (
+                  (lambda f, status, vals, epoch: lambda: f((n_tiles,), (THREADS,), (
                       d_x, d_off, d_out, np.int32(n_seg), status, vals, np.uint32(next(epoch)))))(
-                          f, g, status, vals, epoch),
-                  d_out, bytes_, {"regs": f.num_regs, "local": f.local_size_bytes, "grid": int(g)})
+                          f, status, vals, epoch),
+                  d_out, bytes_, {"regs": f.num_regs, "local": f.local_size_bytes})
     if only:
         R.time(0)
         return {"type": tc, "lengths": dist, "segments": int(n_seg), "kernels": R.info}

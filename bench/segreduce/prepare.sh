@@ -63,15 +63,14 @@ for t in "${BM_TYPES[@]}"; do
   bm_scan "$tc" "$ct" "$n" "$out/catalog" "$out/scan-$tc-wide" 1 2 -Xnvrtc -DSC_CHAIN_FAST=2
   bm_nvcc bench/scan/scan.cu "$out/catalog" "$out/scan-$tc-wide"
   bm_scan "$tc" "$ct" "$n" "$out/catalog" "$out/scan-$tc-wide6" 1 2 -Xnvrtc -DSC_CHAIN_FAST=2 -Xnvrtc -DSC_CHAIN_MINB=6
-  # (NAME, blocks an SM, the look-back's sleeps SC_LB_WAIT0 and SC_LB_WAIT, the full tiles' loads and stores,
-  # persistent blocks SC_CHAIN_PERSIST)
-  for dv in "wide6d 6 1140 688 - 0" "wide6s 6 350 350 - 0" "wided - 1140 688 - 0" "wide6t 6 0 0 t 0" \
-    "widet - 0 0 t 0" "wp - 0 0 - 1" "wp4 4 0 0 - 1"; do
-    read -r name mb w0 w io p <<< "$dv"
+  # (NAME, blocks an SM, the look-back's sleeps SC_LB_WAIT0 and SC_LB_WAIT, the full tiles' loads and stores; widet:
+  # the launcher's chain for 4-byte types, scan.py choose)
+  for dv in "wide6d 6 1140 688 -" "wide6s 6 350 350 -" "wided - 1140 688 -" "wide6t 6 0 0 t" "widet - 0 0 t"; do
+    read -r name mb w0 w io <<< "$dv"
     bm_scan "$tc" "$ct" "$n" "$out/catalog" "$out/scan-$tc-$name" 1 2 -Xnvrtc -DSC_CHAIN_FAST=2 \
       $([ "$mb" = - ] || echo "-Xnvrtc -DSC_CHAIN_MINB=$mb") -Xnvrtc -DSC_LB_WAIT0="$w0" -Xnvrtc -DSC_LB_WAIT="$w" \
-      $([ "$io" = - ] || echo "-Xnvrtc -DSC_CHAIN_IO=warp_transpose -Xnvrtc -DSC_CHAIN_IOU=WARP_TRANSPOSE") \
-      -Xnvrtc -DSC_CHAIN_PERSIST="$p"
+      $([ "$io" = - ] || echo "-Xnvrtc -DSC_CHAIN_IO=warp_transpose -Xnvrtc -DSC_CHAIN_IOU=WARP_TRANSPOSE")
+    bm_nvcc bench/scan/scan.cu "$out/catalog" "$out/scan-$tc-$name"
   done
 done
 # bench.py --explore --variants NAME times a build of a type's sum kernels with other -D options, made here as

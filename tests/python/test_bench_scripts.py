@@ -52,8 +52,11 @@ def test_heavy_halves_cover_the_items():
 def test_scan_launcher_takes_the_chain_for_short_segments_only():
     scan = _load("scan_bench", "bench/scan/scan.py")
     n, sms = 1 << 28, 132  # (1 GiB of float32, an H100's SMs)
-    assert scan.choose(n, n // 128, 4, sms) == scan.choose(n, n // 1024, 4, sms) == "cooplink chain scan"
-    assert scan.choose(n, n // 2000, 4, sms) == "cooplink chain scan"  # (random lengths: mean 2000)
+    chain4 = f"cooplink chain scan {scan.CHAIN_4B}"  # (4-byte types: the wide look-back, packed words)
+    assert scan.choose(n, n // 128, 4, sms) == scan.choose(n, n // 1024, 4, sms) == chain4
+    assert scan.choose(n, n // 2000, 4, sms) == chain4  # (random lengths: mean 2000)
+    assert scan.choose(n // 2, n // 2 // 128, 8, sms) == "cooplink chain scan"
+    assert scan.choose(n // 2, n // 2 // 1024, 8, sms) == "cooplink block scan"  # (8 KB: a block's tile)
     assert scan.choose(n, n // 4096, 4, sms) == scan.choose(n // 2, n // 2 // 4096, 8, sms) == "cooplink block scan"
     assert scan.choose(n, n // 8192, 4, sms) == "cooplink block scan"  # (32 KB a segment: under the clusters' 64 KB)
     assert scan.choose(200 * 8192, 200, 4, sms) == "cooplink block scan d2"  # (200 segments: under 8 an SM)
@@ -62,7 +65,7 @@ def test_scan_launcher_takes_the_chain_for_short_segments_only():
     assert scan.choose(n, n // (1 << 20), 4, sms) == "cooplink block scan c2"  # (256 segments: 1024 blocks with 4)
     assert scan.choose(n // 2, n // 2 // (1 << 20), 8, sms) == "cooplink block scan c4"  # (float64: 128 segments)
     assert scan.choose(n, n // (4 << 20), 4, sms) == "cooplink block scan c4"  # (64 segments)
-    assert scan.choose(n, n // (16 << 20), 4, sms) == "cooplink chain scan"  # (16: under a block an SM with 4)
+    assert scan.choose(n, n // (16 << 20), 4, sms) == chain4  # (16: under a block an SM with 4)
     assert scan.ratio_key("cooplink chain scan") == "cooplink chain"
     assert scan.ratio_key("cooplink block scan d2") == "cooplink d2" and scan.ratio_key("cooplink block scan") == "cooplink"
 
@@ -80,15 +83,15 @@ def test_every_cluster_build_scan_times_is_prepared_with_its_size():
 
 def test_every_chain_build_scan_times_is_prepared():
     """scan.py skips a build it does not find, so a name in CHAIN_VARIANTS that prepare.sh never builds would
-    cost a device call and time nothing; a persistent build (a grid of resident blocks) must be built with
-    SC_CHAIN_PERSIST=1, every other with 0 or none."""
+    cost a device call and time nothing; the launcher's chain for 4-byte types is one of them, with its nvcc
+    build (the report's third column)."""
     scan = _load("scan_bench", "bench/scan/scan.py")
     prep = (ROOT / "bench/segreduce/prepare.sh").read_text()
     direct = set(re.findall(r'bm_scan [^\n]*"\$out/scan-\$tc-(\w+)"', prep))
-    table = {m[0]: m[-1] for m in re.findall(r'"(\w+) (\S+) (\S+) (\S+) (\S+) ([01])"', prep)}
-    assert "-DSC_CHAIN_PERSIST=\"$p\"" in prep and table, "prepare.sh's table of explore builds"
-    assert set(scan.CHAIN_VARIANTS) == direct | set(table), (set(scan.CHAIN_VARIANTS), direct | set(table))
-    assert scan.PERSISTENT == {name for name, p in table.items() if p == "1"}
+    table = set(re.findall(r'"(\w+) (\S+) (\S+) (\S+) ([-t])"', prep))
+    assert table and 'bm_nvcc bench/scan/scan.cu "$out/catalog" "$out/scan-$tc-$name"' in prep
+    assert set(scan.CHAIN_VARIANTS) == direct | {m[0] for m in table}, (set(scan.CHAIN_VARIANTS), direct, table)
+    assert scan.CHAIN_4B in {m[0] for m in table}
 
 
 def test_report_mends_torchs_first_call(tmp_path):
