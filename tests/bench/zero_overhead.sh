@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The benchmarks' zero-overhead claim, checked without a GPU: bench/segreduce/kernels.cu (sum and max)
-# and bench/scan/scan.cu (sc_block, sc_chain) for float32, linked by cooplink against a catalog of their primitives, give
+# and bench/scan/scan.cu (sc_block, sc_chain; the cluster and widet builds) for float32, linked by cooplink against a catalog of their primitives, give
 # cubins byte-identical to the same sources with the primitives' CUDA source in their translation unit
 # (one NVRTC program, the same nvJitLink link); the cooplink link added the primitives' bundles (the
 # whole program none), and every kernel of both has a 0-byte stack frame and no spills.
@@ -45,4 +45,11 @@ for op in sum max; do
 done
 bm_scan f32 float 4 "$work/catalog" "$work/scan"
 check "scan f32" "$work/scan" 3  # sc_block, sc_chain, copy_bw
+# the launcher's other builds: sc_block on clusters of two blocks a segment (long segments), the chain with the
+# wide look-back and warp_transpose loads and stores (short segments, 4-byte types)
+bm_scan f32 float 4 "$work/catalog" "$work/scan-c2" 2 2 -Xnvrtc -DSC_CLUSTER=2
+check "scan f32 c2" "$work/scan-c2" 2  # sc_block (clusters), copy_bw
+bm_scan f32 float 4 "$work/catalog" "$work/scan-widet" 1 2 -Xnvrtc -DSC_CHAIN_FAST=2 \
+  -Xnvrtc -DSC_CHAIN_IO=warp_transpose -Xnvrtc -DSC_CHAIN_IOU=WARP_TRANSPOSE
+check "scan f32 widet" "$work/scan-widet" 3
 exit $fail
