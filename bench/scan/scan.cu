@@ -161,6 +161,10 @@ extern "C" __global__ void __cluster_dims__(SC_CLUSTER, 1, 1) __launch_bounds__(
       __syncthreads(); /* temp is reused */
     }
   }
+  /* no block leaves while a word it sent may be on its way (CUDA's rule for distributed shared memory): a block is
+   * here once it has every word sent to it, so when all are, none is in flight; relaxed, no fence */
+  asm volatile("barrier.cluster.arrive.relaxed.aligned;" ::: "memory");
+  sc_cluster_wait();
 }
 #else
 extern "C" __global__ void __launch_bounds__(SC_THREADS) sc_block(const SC_T *in, const int *off, SC_T *out)
