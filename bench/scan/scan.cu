@@ -7,7 +7,9 @@
 // per segment keeps too few loads in flight). Wider tiles (SC_N of 4 or 8 vectors a thread, one tile in flight)
 // lost to both at every length (2026-12-04, f32, share of the copy ceiling, v4 / v8 against d2: 4096 0.721 /
 // 0.127 against 0.816, 1M 0.654 / 0.360 against 0.748): what 1M lacks is blocks, not bytes a block. Two tiles of
-// four vectors in flight lost too (2026-12-06, H100, f32: 1M 0.718 against d2's 0.848). The second kernel,
+// four vectors in flight lost too (2026-12-06, H100, f32: 1M 0.718 against d2's 0.848). SC_CLUSTER K > 1 builds
+// sc_block on a cluster of K blocks a segment (below), which the launcher takes for segments of 64 KB and more
+// (H100 f32 1M: c2 0.947 against d2's 0.861). The second kernel,
 // sc_chain (below), gives a long segment many blocks; the launcher (bench/scan/scan.py choose) takes it for
 // short segments, where it reads 3x a block per segment.
 //
@@ -54,19 +56,22 @@
 /* sc_block on a cluster of SC_CLUSTER blocks a segment (grid: segments x SC_CLUSTER): where segments are too few
  * to fill the GPU (256 of 1M items), a block per segment is bound by its own tiles one after another (f32 1M d2:
  * 24% of the warps active, the d4 ring no faster). The segment's tiles (on the 16-byte grid from its start rounded
- * down) go round the cluster's blocks; in each round every block scans its tile from zero (BlockScan), leaves the
- * tile's sum in its shared memory, and after the cluster's barrier reads the sums of the round (distributed shared
- * memory): its tile's prefix is the running sum plus the sums of the tiles before it in the round, and every block
- * adds all of them to the running sum in the same order (the same value in every block). Each block loads its
- * next round's tile before it scans this one (two tiles in flight, as SC_D 2). */
-__device__ __forceinline__ unsigned sc_cluster_reg(int which)
+ * down) go round the cluster's blocks; in each round every block scans its tile from zero (BlockScan), sends the
+ * tile's sum to every block of the cluster (distributed shared memory) and waits for the round's sums sent to it:
+ * its tile's prefix is the running sum plus the sums of the tiles before it in the round, and every block adds all
+ * of them to the running sum in the same order (the same value in every block). Each block loads its next round's
+ * tile before it scans this one (two tiles in flight, as SC_D 2). */
+__device__ __forceinline__ int sc_cluster_rank()
 {
   unsigned r;
-  if (which == 0)
-    asm("mov.u32 %0, %%cluster_ctarank;" : "=r"(r));
-  else
-    asm("mov.u32 %0, %%clusterid.x;" : "=r"(r));
-  return r;
+  asm("mov.u32 %0, %%cluster_ctarank;" : "=r"(r));
+  return (int)r;
+}
+__device__ __forceinline__ int sc_cluster_id()
+{
+  unsigned r;
+  asm("mov.u32 %0, %%clusterid.x;" : "=r"(r));
+  return (int)r;
 }
 /* SC_CLUSTER's messages: a tile's sum as words of (round + 1) << 32 | 32 bits of it, each its own message (no
  * fence, no barrier a round: a cluster barrier's release waits for the block's stores to reach the GPU, measured
@@ -83,7 +88,7 @@ __device__ __forceinline__ void sc_cluster_send(unsigned long long *p, unsigned 
   asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(r) : "r"(a), "r"(to));
   asm volatile("st.relaxed.cluster.shared::cluster.u64 [%0], %1;" ::"r"(r), "l"(word) : "memory");
 }
-/* the sum of round q that this block's box holds from block k (waits for it) */
+/* the sum of round q in a slot of this block's box (waits for its words) */
 __device__ __forceinline__ SC_T sc_cluster_recv(const unsigned long long *box, int q)
 {
   unsigned bits[SC_WORDS];
@@ -102,11 +107,18 @@ __device__ __forceinline__ SC_T sc_cluster_recv(const unsigned long long *box, i
 __device__ __forceinline__ void sc_cluster_arrive() { asm volatile("barrier.cluster.arrive.release.aligned;" ::: "memory"); }
 __device__ __forceinline__ void sc_cluster_wait() { asm volatile("barrier.cluster.wait.acquire.aligned;" ::: "memory"); }
 
-/* tile i of the segment [b, e) on the grid from a (b rounded down to a vector): [lo, hi), loaded into x */
+/* tile i of the segment [b, e) on the grid from a (b rounded down to a vector): [*lo, *hi) */
+__device__ __forceinline__ void sc_cluster_tile(int a, int b, int e, int i, int *lo, int *hi)
+{
+  *lo = max(a + i * SC_TILE, b);
+  *hi = min(a + (i + 1) * SC_TILE, e);
+}
+/* tile i of the segment [b, e), loaded into x */
 __device__ __forceinline__ void sc_cluster_load(const SC_T *in, int a, int b, int e, int i, SC_T (&x)[SC_N])
 {
   const SC_T zero = 0;
-  const int lo = max(a + i * SC_TILE, b), hi = min(a + (i + 1) * SC_TILE, e);
+  int lo, hi;
+  sc_cluster_tile(a, b, e, i, &lo, &hi);
   if (hi - lo == SC_TILE)
     BLOAD(in + lo, x, 0);
   else
@@ -120,7 +132,7 @@ extern "C" __global__ void __cluster_dims__(SC_CLUSTER, 1, 1) __launch_bounds__(
   /* box[q % 2][k]: block k's tile sum of round q (a round's words are read before this block sends the next
    * round's; none is written again until every block has sent that next round's, so two rounds' boxes suffice) */
   __shared__ unsigned long long box[2][SC_CLUSTER][SC_WORDS];
-  const int rank = (int)sc_cluster_reg(0), s = (int)sc_cluster_reg(1);
+  const int rank = sc_cluster_rank(), s = sc_cluster_id();
   const int b = off[s], e = max(off[s + 1], b), a = b - b % SC_V;
   const int tiles = e > b ? (e - a + SC_TILE - 1) / SC_TILE : 0, rounds = (tiles + SC_CLUSTER - 1) / SC_CLUSTER;
   for (int k = (int)threadIdx.x; k < 2 * SC_CLUSTER * (int)SC_WORDS; k += SC_THREADS) (&box[0][0][0])[k] = 0;
@@ -152,7 +164,8 @@ extern "C" __global__ void __cluster_dims__(SC_CLUSTER, 1, 1) __launch_bounds__(
       if (i < tiles) {
 #pragma unroll
         for (int j = 0; j < SC_N; ++j) y[j] += prefix;
-        const int lo = max(a + i * SC_TILE, b), hi = min(a + (i + 1) * SC_TILE, e);
+        int lo, hi;
+        sc_cluster_tile(a, b, e, i, &lo, &hi);
         if (hi - lo == SC_TILE)
           BSTORE(out + lo, y, 0);
         else

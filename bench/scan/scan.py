@@ -28,12 +28,12 @@ from bench import THREADS, TYPES, Runner, gpu_facts, lengths_for, make_input  # 
 
 LENGTHS = ["128", "1024", "4096", "65536", "1M", "random"]
 # the builds beside the default (one tile of two 16-byte vectors a thread in flight a block): .gpubench/scan-<type>-<v>,
-# bench/segreduce/prepare.sh; d2: two such tiles in flight, v<V>: one tile of V vectors a thread
+# bench/segreduce/prepare.sh; d2: two such tiles in flight, c<K>: sc_block on clusters of K blocks a segment
 VARIANTS = {"d2": "two tiles", "c2": "a cluster of 2 a segment", "c4": "a cluster of 4 a segment"}
+# (one tile of 4 or 8 vectors, 2026-12-04, and two of 4, 2026-12-06: slower everywhere, bench/scan/scan.cu's header)
 CLUSTER = {"c2": 2, "c4": 4}  # (SC_CLUSTER: blocks a segment, the grid segments x that)
 MAX_CLUSTER_GRID = 1 << 24  # (a cluster build's grid of 2^25 blocks, c4 with 32 items a segment, fails with
-# CUDA_ERROR_LAUNCH_FAILED on the H100, 2^24 (c2 at 32, c4 at 64) runs and checks: bench/scan/explore_cluster.sh)  # (one tile of 4 or 8 vectors, 2026-12-04, and two of 4, 2026-12-06: slower
-# everywhere, bench/scan/scan.cu's header)
+# CUDA_ERROR_LAUNCH_FAILED on the H100, 2^24 (c2 at 32, c4 at 64) runs and checks: bench/scan/explore_cluster.sh)
 WIDE = "d2"  # the build the launcher takes when a block per segment cannot fill the GPU (fewer segments than 8 an SM)
 CHAIN_VARIANTS = {"fast": "chain, one read a look-back", "wide": "chain, 128 tiles a look-back step",
                   "wide6": "wide, 6 blocks an SM", "wide6d": "wide6, sleeps 1140 / 688 ns",
