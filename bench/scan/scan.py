@@ -57,6 +57,11 @@ CHAIN_4B = "widet"  # the chain build the launcher takes for 4-byte types (H100,
 # s42_scan_f32_explore.json; int32 not measured with it yet; float64 has no packed words: the default)
 
 
+def explore_skip():
+    """A --skip pattern for the chain's explore builds the launcher passes over (CHAIN_VARIANTS but CHAIN_4B)."""
+    return "chain scan (" + "|".join(sorted(set(CHAIN_VARIANTS) - {CHAIN_4B})) + ")$"
+
+
 def choose(n, n_seg, itemsize, sm_count):
     """The kernel the launcher takes: its label in a configuration's kernels."""
     chain = "cooplink chain scan" + (f" {CHAIN_4B}" if itemsize == 4 else "")
@@ -238,7 +243,11 @@ def main():
                     "and nothing else (for ncu, e.g. 'cooplink chain scan wide6$')")
     ap.add_argument("--skip", help="a regular expression: leave out the kernels whose labels match it "
                     "(e.g. 'chain scan .' for the chain's explore builds)")
+    ap.add_argument("--skip-explore", action="store_true",
+                    help="leave out the chain's explore builds the launcher passes over (explore_skip)")
     args = ap.parse_args()
+    if args.skip_explore:
+        args.skip = explore_skip() + (f"|{args.skip}" if args.skip else "")
     if args.report:
         report(args.report)
         return 0

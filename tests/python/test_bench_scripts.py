@@ -92,6 +92,11 @@ def test_every_chain_build_scan_times_is_prepared():
     assert table and 'bm_nvcc bench/scan/scan.cu "$out/catalog" "$out/scan-$tc-$name"' in prep
     assert set(scan.CHAIN_VARIANTS) == direct | {m[0] for m in table}, (set(scan.CHAIN_VARIANTS), direct, table)
     assert scan.CHAIN_4B in {m[0] for m in table}
+    # --skip-explore leaves out every explore build but the launcher's chain, and nothing else
+    skip = re.compile(scan.explore_skip())
+    assert not skip.search(f"cooplink chain scan {scan.CHAIN_4B}") and not skip.search("cooplink chain scan")
+    assert all(skip.search(f"whole chain scan {v}") for v in scan.CHAIN_VARIANTS if v != scan.CHAIN_4B)
+    assert not any(skip.search(f"cooplink block scan {v}") for v in scan.VARIANTS)
 
 
 def test_report_mends_torchs_first_call(tmp_path):
