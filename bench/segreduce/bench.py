@@ -59,7 +59,7 @@ def _load_plan():
 adaptive = _load_plan()
 # other plans timed beside the chosen one (--explore): (first stage, lanes, defer in items or, negative, in
 # chunks)
-EXPLORE = [("run", 0, 8192), ("run", 0, -4), ("warp", 8, 8192), ("warp", 16, 8192), ("warp", 32, 8192), ("warpu", 16, 8192), ("warpu", 32, 8192),
+EXPLORE = [("wrun", 32, 8192), ("run", 0, 8192), ("run", 0, -4), ("warp", 8, 8192), ("warp", 16, 8192), ("warp", 32, 8192), ("warpu", 16, 8192), ("warpu", 32, 8192),
            ("warpu", 32, -4), ("block", 0, -1), ("block", 0, -4), ("block", 0, -64), ("warpt", 8, 8192),
            ("warpt", 16, 8192), ("warpt", 32, 8192)]
 
@@ -308,7 +308,10 @@ def run_config(cp, mods, cub, numba_k, tc, op, dist, d_x, x64, rounds, rng, sm_c
             g = m.get_function(f"sr_warp{L}{u}")
             R.add(f"{build} warp{L}{u}", (lambda g, grid: lambda: g((grid,), (THREADS,), (
                 d_x, d_off, d_out, np.int32(n_seg), huge, *none)))(g, warp_grid(L)), d_out, bytes_, info(g))
-        names = [f"sr_warp{L}{u}" for L in (4, 8, 16, 32) for u in ("", "u")] + ["sr_block", "sr_run"] + [
+        fw = m.get_function("sr_wrun")
+        R.add(f"{build} wrun", lambda: fw((adaptive.fixed_grid("wrun", 32, n_seg, sm_count),), (THREADS,), (
+            d_x, d_off, d_out, np.int32(n_seg), huge, *none)), d_out, bytes_, info(fw))
+        names = [f"sr_warp{L}{u}" for L in (4, 8, 16, 32) for u in ("", "u")] + ["sr_block", "sr_run", "sr_wrun"] + [
             f"sr_warp{L}t" for L in (8, 16, 32)]
         k = {name: m.get_function(name) for name in names}
 

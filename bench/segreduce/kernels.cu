@@ -120,6 +120,27 @@ __device__ __forceinline__ SR_T thread_reduce(const SR_T (&x)[SR_N])
 /* The first index at or after p on a 16-byte boundary (the input is 16-byte aligned). */
 __device__ __forceinline__ int align_up(int p) { return (p + SR_N - 1) / SR_N * SR_N; }
 
+#ifndef SR_L2PF
+#define SR_L2PF 0 /* an explore build (prepare.sh `pf1`, `pf2`): the warp kernels' segments two grid strides on,
+                   * and block_range's tiles SR_L2PF steps on, asked of L2 by one bulk prefetch
+                   * (cp.async.bulk.prefetch.L2, sm_90: no register holds them), so that more bytes are in flight
+                   * an SM than the loads' registers hold (the H200's misses at 128, 1024, 1M and random lengths
+                   * read below the H100's shares with the same kernels: latency-bound loads) */
+#endif
+#ifndef SR_L2PF_MAX
+#define SR_L2PF_MAX 65536 /* bytes at most a prefetch */
+#endif
+/* Asks L2 for in[a, e) (the 16-byte vectors within it; at most SR_L2PF_MAX bytes): a hint, nothing waits. */
+__device__ __forceinline__ void sr_prefetch(const SR_T *in, int a, int e)
+{
+#if SR_L2PF && __CUDA_ARCH__ >= 900
+  const unsigned long long g = __cvta_generic_to_global(in), lo = (g + a * sizeof(SR_T) + 15) & ~15ull,
+                           hi = (g + e * sizeof(SR_T)) & ~15ull;
+  if (e > a && hi > lo)
+    asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" ::"l"(lo), "r"((unsigned)min(hi - lo, (unsigned long long)SR_L2PF_MAX)));
+#endif
+}
+
 /* acc combined with in[p, e) by one logical warp of L lanes (lane = this thread's place in it): the
  * unaligned head one item a lane, full tiles as vectors U at a time (U loads in flight a lane), then one
  * at a time, the ragged end guarded. */
@@ -314,10 +335,16 @@ __device__ __forceinline__ SR_T block_range(const SR_T *in, int p, int e)
   SR_T acc = id;
   const int a = min(align_up(p), e);
   if ((int)threadIdx.x < a - p) acc = in[p + threadIdx.x]; /* (signed: a - p < 0 when offsets decrease) */
+  if (SR_L2PF && threadIdx.x == 0 && e - a > U * SR_BTILE) /* the steps after the first SR_L2PF */
+    sr_prefetch(in, a + U * SR_BTILE, (int)min((long long)e, a + (long long)(SR_L2PF + 1) * U * SR_BTILE));
   for (p = a; p + U * SR_BTILE <= e; p += U * SR_BTILE) {
     SR_T x[U][SR_N];
 #pragma unroll
     for (int u = 0; u < U; ++u) BLOAD(in + p + u * SR_BTILE, x[u], 0);
+    if (SR_L2PF && threadIdx.x == 0) { /* the step SR_L2PF + 1 on */
+      const long long f = p + (long long)(SR_L2PF + 1) * U * SR_BTILE;
+      if (f < e) sr_prefetch(in, (int)f, (int)min((long long)e, f + U * SR_BTILE));
+    }
 #pragma unroll
     for (int u = 0; u < U; ++u) acc = OPF(acc, thread_reduce(x[u]));
   }
@@ -467,6 +494,7 @@ __device__ __forceinline__ void sr_tail(const SR_T *in, const int *off, SR_T *ou
     int s0 = (blockIdx.x * (SR_THREADS / L) + threadIdx.x / L) * SR_K;                                       \
     int o[SR_K + 1];                                                                                         \
     _Pragma("unroll") for (int k = 0; k <= SR_K; ++k) o[k] = s0 < n_seg ? off[min(s0 + k, n_seg)] : 0;       \
+    int pa = 0, pb = 0; /* (SR_L2PF: the range of the warp's segments two strides on, its lane 0's) */    \
     for (; s0 < n_seg; s0 += stride) {                                                                       \
       SR_T x[SR_K][T][SR_N];                                                                                 \
       unsigned deferred = 0;                                                                                 \
@@ -500,6 +528,10 @@ __device__ __forceinline__ void sr_tail(const SR_T *in, const int *off, SR_T *ou
         b[k] = o[k];                                                                                         \
         if (s0 + stride < n_seg) o[k] = off[min(s0 + stride + k, n_seg)]; /* the next segments' */           \
       }                                                                                                      \
+      if (SR_L2PF && threadIdx.x % 32 == 0 && s0 + 2 * stride < n_seg) { /* (the warp's segments: consecutive) */ \
+        pa = off[s0 + 2 * stride];                                                                           \
+        pb = off[min(s0 + 2 * stride + 32 / L * SR_K, n_seg)];                                               \
+      }                                                                                                      \
       _Pragma("unroll") for (int k = 0; k < SR_K; ++k)                                                       \
       {                                                                                                      \
         if (s0 + k >= n_seg) break;                                                                          \
@@ -522,6 +554,7 @@ __device__ __forceinline__ void sr_tail(const SR_T *in, const int *off, SR_T *ou
         WRED(L)(&acc, &agg, 0);                                                                              \
         if (lane == 0) out[sr_out_index<T>(s0 + k)] = agg;                                                   \
       }                                                                                                      \
+      if (SR_L2PF && threadIdx.x % 32 == 0 && s0 + 2 * stride < n_seg) sr_prefetch(in, pa, pb); /* (arrived) */ \
     }                                                                                                        \
     if (q) {                                                                                                 \
       DECLARE_BLOCK_TEMP;                                                                                    \
@@ -589,16 +622,19 @@ extern "C" __device__ void SR_SEGOP(const SR_PAIR *a, const SR_PAIR *b, SR_PAIR 
   seg_pair_combine<SR_T>(a, b, o, [](SR_T x, SR_T y) { return OPF(x, y); });
 }
 
-/* One tile of a range: this thread's IPT items x from position u, of which [lo, hi) are the range's;
- * so[ks..ke] the offsets of the range's segments (so[ks] <= lo, hi <= so[ke]), out + base their results. */
+/* One thread's part of a tile of a range (sr_run's and sr_wrun's): its IPT items x from position u, of which
+ * [lo, hi) are the range's; so[ks..ke] the offsets of the range's segments (so[ks] <= lo, hi <= so[ke]), out + base
+ * their results. Writes the segments that begin and end within its items; returns the pair it scans (the items
+ * after the last segment that ends here, cut when one does) and, in head and head_k (-1: none), the items of the
+ * first segment that ends here, whose earlier part the scan brings. */
 template <int IPT>
-__device__ __forceinline__ void sr_run_tile(const SR_T (&x)[IPT], int u, int lo, int hi, const int *so, int ks, int ke,
-                                            SR_T *out, sr_pair *running, void *temp)
+__device__ __forceinline__ sr_pair sr_run_lane(const SR_T (&x)[IPT], int u, int lo, int hi, const int *so, int ks,
+                                               int ke, SR_T *out, SR_T &head, int &head_k)
 {
   const SR_T id = SR_ID;
   sr_pair mine = {id, 0};
-  SR_T head = id;
-  int head_k = -1;
+  head = id;
+  head_k = -1;
   if (lo < hi) {
     int a = ks, b = ke; /* the last k with so[k] <= lo: lo's segment, not empty */
     while (b - a > 1) {
@@ -646,6 +682,17 @@ __device__ __forceinline__ void sr_run_tile(const SR_T (&x)[IPT], int u, int lo,
     }
     mine.cut = head_k >= 0;
   }
+  return mine;
+}
+
+/* One tile of a range (sr_run_lane), its pairs scanned by the block. */
+template <int IPT>
+__device__ __forceinline__ void sr_run_tile(const SR_T (&x)[IPT], int u, int lo, int hi, const int *so, int ks, int ke,
+                                            SR_T *out, sr_pair *running, void *temp)
+{
+  SR_T head;
+  int head_k;
+  const sr_pair mine = sr_run_lane<IPT>(x, u, lo, hi, so, ks, ke, out, head, head_k);
   sr_pair carry;
   BSCANSEG(reinterpret_cast<const SR_PAIR *>(&mine), reinterpret_cast<SR_PAIR *>(&carry),
            reinterpret_cast<SR_PAIR *>(running), temp);
@@ -736,6 +783,124 @@ extern "C" __global__ void __launch_bounds__(SR_THREADS, SR_RUN_MIN_BLOCKS)
     __syncthreads(); /* so and deferred are reused */
   }
   if (q) sr_tail<4>(in, off, out, q, items, partial, done, capacity, share_blocks, temp, blockIdx.x, gridDim.x);
+}
+
+/* ---- sr_wrun: one warp per run of 32 consecutive segments ----
+ * sr_run's way at a warp's scale, with no barrier: a warp takes 32 consecutive segments at a time, reads their
+ * items as one range in tiles of four 16-byte vectors a lane (WarpLoad vectorize: blocked), the next tile's loads
+ * issued before this one is reduced, so that no load waits for an offset or a reduction; each lane reduces its
+ * items segment by segment (sr_run_lane) and the partials of the segments that cross lanes and tiles meet in a
+ * WarpScan (exclusive, the segmented operator over (value, cut) pairs, seeded with the running partial of the
+ * tiles before). The next run's offsets are loaded while this one is read. Empty segments get the identity; a
+ * segment longer than `defer` is deferred to the tail (q non-null) and the range cut around it; offsets that
+ * decrease: a segment at a time (a logical warp of 32 lanes). */
+#define WR_IPT SR_N4           /* items a lane a tile */
+#define WR_TILE (32 * WR_IPT)  /* items a tile */
+#define WLOADB CAT4(coop_warp_load_, SR_TC, _w32, CAT3(_i, SR_N4, _vectorize))
+#define WLOADBG CAT4(coop_warp_load_guarded_, SR_TC, _w32, CAT3(_i, SR_N4, _direct))
+#define WSCANSEG CAT4(coop_warp_exclusive_scan_custom_, SR_SEGOP, _srp, CAT(SR_TC, _w32))
+#ifndef SR_WRUN_MIN_BLOCKS
+#define SR_WRUN_MIN_BLOCKS 3 /* 80 registers (under 64 it spilled 24 bytes), 24 warps an SM */
+#endif
+
+/* The tile of the range [a, e) at p (p + WR_TILE past e: guarded, the identity past it). */
+__device__ __forceinline__ void sr_wrun_load(const SR_T *in, int p, int e, SR_T (&x)[WR_IPT])
+{
+  const SR_T id = SR_ID;
+  if (p + WR_TILE <= e)
+    WLOADB(SR_AL(in + p), x, 0);
+  else
+    WLOADBG(in + p, x, e - p, &id, 0);
+}
+
+/* The tile at p of a range [a, e) (sr_run_lane), its pairs scanned by the warp from *running. */
+__device__ __forceinline__ void sr_wrun_tile(const SR_T (&x)[WR_IPT], int p, int a, int e, const int *so, int ks,
+                                             int ke, SR_T *out, sr_pair &running, int lane)
+{
+  SR_T head;
+  int head_k;
+  const int u = p + lane * WR_IPT;
+  const sr_pair mine = sr_run_lane<WR_IPT>(x, u, max(u, a), min(u + WR_IPT, e), so, ks, ke, out, head, head_k);
+  sr_pair carry, agg;
+  WSCANSEG(reinterpret_cast<const SR_PAIR *>(&mine), reinterpret_cast<SR_PAIR *>(&carry),
+           reinterpret_cast<const SR_PAIR *>(&running), reinterpret_cast<SR_PAIR *>(&agg), 0);
+  if (head_k >= 0) out[head_k] = OPF(carry.v, head);
+  SR_SEGOP(reinterpret_cast<const SR_PAIR *>(&running), reinterpret_cast<const SR_PAIR *>(&agg),
+           reinterpret_cast<SR_PAIR *>(&running));
+}
+
+/* The items [a, e) of segments so[ks..ke] (results at out + k), by one warp, two tiles in flight. */
+__device__ __forceinline__ void sr_wrun_range(const SR_T *in, int a, int e, const int *so, int ks, int ke, SR_T *out,
+                                              int lane)
+{
+  sr_pair running = {SR_ID, 0};
+  int p = a - a % SR_N; /* (the input is 16-byte aligned) */
+  SR_T xa[WR_IPT], xb[WR_IPT];
+  sr_wrun_load(in, p, e, xa);
+  for (;;) { /* (two tiles a turn: no copy between the buffers) */
+    if (p + WR_TILE < e) sr_wrun_load(in, p + WR_TILE, e, xb);
+    if (SR_L2PF && lane == 0) sr_prefetch(in, p + 2 * WR_TILE, min(e, p + (2 + SR_L2PF) * WR_TILE));
+    sr_wrun_tile(xa, p, a, e, so, ks, ke, out, running, lane);
+    if ((p += WR_TILE) >= e) break;
+    if (p + WR_TILE < e) sr_wrun_load(in, p + WR_TILE, e, xa);
+    if (SR_L2PF && lane == 0) sr_prefetch(in, p + 2 * WR_TILE, min(e, p + (2 + SR_L2PF) * WR_TILE));
+    sr_wrun_tile(xb, p, a, e, so, ks, ke, out, running, lane);
+    if ((p += WR_TILE) >= e) break;
+  }
+}
+
+extern "C" __global__ void __launch_bounds__(SR_THREADS, SR_WRUN_MIN_BLOCKS)
+  sr_wrun(const SR_T *in, const int *off, SR_T *out, int n_seg, long long defer, sr_queue *q,
+          unsigned long long *items, SR_T *partial, unsigned *done, unsigned capacity, unsigned share_blocks)
+{
+  __shared__ int so_warps[SR_THREADS / 32][33];
+  int *so = so_warps[threadIdx.x / 32];
+  const int lane = threadIdx.x % 32;
+  const SR_T id = SR_ID;
+  sr_start(q);
+  const int blocks = q ? (int)share_blocks : (int)gridDim.x; /* blocks with a share of the segments */
+  const long long stride = (long long)blocks * SR_THREADS; /* (32 segments a warp) */
+  long long s0 = (long long)blockIdx.x * SR_THREADS + threadIdx.x / 32 * 32;
+  int nb = 0, ne = 0; /* this lane's segment's offsets (lanes past the run: the last offset) */
+  if (blockIdx.x < blocks && s0 < n_seg) {
+    nb = off[min(s0 + lane, (long long)n_seg)];
+    ne = off[min(s0 + lane + 1, (long long)n_seg)];
+  }
+  for (; blockIdx.x < blocks && s0 < n_seg; s0 += stride) {
+    const int g = (int)min(32LL, n_seg - s0);
+    const int b = nb, e = ne, len = e - b;
+    if (s0 + stride < n_seg) { /* the next run's, while this one is read */
+      nb = off[min(s0 + stride + lane, (long long)n_seg)];
+      ne = off[min(s0 + stride + lane + 1, (long long)n_seg)];
+    }
+    so[lane] = b; /* (lane g holds the run's end) */
+    if (lane == 31) so[32] = e;
+    const bool mine = lane < g;
+    if (mine && len <= 0) out[s0 + lane] = id; /* (an empty segment; an end before its start, as CUB: empty) */
+    unsigned first = SR_NONE;
+    if (q && mine && len > defer) first = sr_reserve_add(q, capacity, sr_chunk_count(len));
+    const unsigned deferred = __ballot_sync(0xffffffffu, first != SR_NONE);
+    if (first != SR_NONE) sr_write_items((int)(s0 + lane), len, first, 0, 1, items);
+    const bool ranges = !__any_sync(0xffffffffu, mine && len < 0);
+    __syncwarp(); /* so is written */
+    for (int k0 = 0; ranges && k0 < g;) {
+      const unsigned m = deferred & (0xffffffffu << k0);
+      const int k1 = m ? min(__ffs(m) - 1, g) : g;
+      if (so[k1] > so[k0]) sr_wrun_range(in, so[k0], so[k1], so, k0, k1, out + s0, lane);
+      k0 = k1 + 1;
+    }
+    for (int j = 0; !ranges && j < g; ++j) /* (a segment at a time) */
+      if (so[j + 1] > so[j] && !(deferred >> j & 1)) {
+        SR_T acc = warp_range4_32(in, so[j], so[j + 1], lane, id), agg;
+        WRED(32)(&acc, &agg, 0);
+        if (lane == 0) out[s0 + j] = agg;
+      }
+    __syncwarp(); /* so is reused */
+  }
+  if (q) {
+    DECLARE_BLOCK_TEMP;
+    sr_tail<4>(in, off, out, q, items, partial, done, capacity, share_blocks, temp, blockIdx.x, gridDim.x);
+  }
 }
 
 /* One block per segment (grid-stride). Alone (q null), every block takes segments. In the adaptive launcher's

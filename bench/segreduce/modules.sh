@@ -44,6 +44,10 @@ bm_symbols() {
     echo "coop_block_load_${tc}_t256_i$((n * 4))_vectorize"
     echo "coop_block_load_guarded_${tc}_t256_i${n}_direct"
     echo "coop_block_exclusive_scan_custom_sr${op}${tc}_prefix_srp${tc}_t256_i1_$(bm_segscan "$n")"
+    # sr_wrun: four vectors a lane of a warp, the ragged end guarded and blocked, the warp's segmented scan
+    echo "coop_warp_load_${tc}_w32_i$((n * 4))_vectorize"
+    echo "coop_warp_load_guarded_${tc}_w32_i$((n * 4))_direct"
+    echo "coop_warp_exclusive_scan_custom_sr${op}${tc}_srp${tc}_w32"
   done
   # scan: BlockLoad, BlockScan exclusive sum with a running prefix, BlockStore (the vectors a thread of each of
   # BM_SCAN_BUILDS)
@@ -98,14 +102,15 @@ bm_reduce() {  # bm_reduce TC CT N LOWEST OP CATALOG DIR [DEFS...: more -Xnvrtc 
   rm -rf "$d" && mkdir -p "$d"
   [ "$op" = sum ] && id="(($ct)0)" || id="$lowest"
   up=$(echo "${op}_${tc}" | tr a-z A-Z)
-  bm_symbols "$tc" "$n" | grep -E "_${op}_${tc}_|_sr${op}${tc}_|load_(guarded_)?${tc}_(w[0-9]+|t256)_i(${n}|$((n * 4))_vec)" |
+  bm_symbols "$tc" "$n" | grep -E "_${op}_${tc}_|_sr${op}${tc}_|load_(guarded_)?${tc}_(w[0-9]+|t256)_i(${n}|$((n * 4))_vec)|load_guarded_${tc}_w32_i$((n * 4))_direct" |
     sort -u > "$d/symbols.txt"
   local tcu
   tcu=$(echo "$tc" | tr a-z A-Z)
   local defs=(-Xnvrtc "-DSR_T=$ct" -Xnvrtc "-DSR_TC=$tc" -Xnvrtc "-DSR_TCU=$tcu" -Xnvrtc "-DSR_TC_$tcu"
               -Xnvrtc "-DOP_$(echo "$op" | tr a-z A-Z)" -Xnvrtc "-DSR_N=$n" -Xnvrtc "-DSR_N4=$((n * 4))"
               -Xnvrtc "-DSR_ID=$id" -Xnvrtc "-DSR_CHUNK=$((${BM_CHUNK_BYTES:-262144} / (n == 2 ? 8 : 4)))"
-              -Xnvrtc "-DSR_WARP_MIN_BLOCKS=$((n == 2 ? 6 : 8))" -Xnvrtc "-DSR_RUN_MIN_BLOCKS=$((n == 2 ? 3 : 4))")
+              -Xnvrtc "-DSR_WARP_MIN_BLOCKS=$((n == 2 ? 6 : 8))" -Xnvrtc "-DSR_RUN_MIN_BLOCKS=$((n == 2 ? 3 : 4))"
+              -Xnvrtc "-DSR_WRUN_MIN_BLOCKS=$((n == 2 ? 2 : 3))")  # (sr_wrun: float64 spilled 24-48 bytes under 3)
   defs+=(-Xnvrtc "-DBRED_TEMP_BYTES=COOP_BLOCK_REDUCE_${up}_T256_I1_WARP_REDUCTIONS_TEMP_BYTES" "$@")
   if [ "$n" = 2 ]; then  # sr_run's segmented scan (bm_symbols)
     defs+=(-Xnvrtc -DSR_RUN_SCAN=raking -Xnvrtc -DSR_RUN_SCANU=RAKING)

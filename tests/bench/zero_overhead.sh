@@ -41,7 +41,7 @@ check() {  # check NAME DIR KERNELS
 }
 for op in sum max; do
   bm_reduce f32 float 4 '(-3.402823466e+38f)' "$op" "$work/catalog" "$work/$op"
-  check "segreduce f32 $op" "$work/$op" 13  # sr_block, sr_run, sr_warp{4,8,16,32}{,u}, sr_warp{8,16,32}t
+  check "segreduce f32 $op" "$work/$op" 14  # sr_block, sr_run, sr_wrun, sr_warp{4,8,16,32}{,u}, sr_warp{8,16,32}t
 done
 bm_scan f32 float 4 "$work/catalog" "$work/scan"
 check "scan f32" "$work/scan" 3  # sc_block, sc_chain, copy_bw

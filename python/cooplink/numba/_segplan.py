@@ -39,14 +39,15 @@ WARP_DEFER_TILES = 64
 class Plan:
     first: str      # "warp", "warpu" (up to 64 registers), "warpt" ("warpu" with the first four tiles of
                     # each segment loaded at once), "block" or "run" (a block per run of consecutive
-                    # segments, sr_run: not chosen by choose(), 0.31-0.38 of the read ceiling)
+                    # segments, sr_run: not chosen by choose(), 0.31-0.38 of the read ceiling; "wrun", a
+                    # warp per run of 32, sr_wrun: CUDA C only, explored)
     lanes: int      # the warp stage's logical warp (0 for block)
     defer: int      # items: longer segments go to the tail, in chunks
 
     @property
     def kernel(self):
         """The kernel's name (bench/segreduce/kernels.cu and cooplink.numba.segmented alike)."""
-        if self.first in ("block", "run"):
+        if self.first in ("block", "run", "wrun"):
             return f"sr_{self.first}"
         return f"sr_warp{self.lanes}" + {"warpu": "u", "warpt": "t"}.get(self.first, "")
 
@@ -61,6 +62,8 @@ def fixed_grid(first, lanes, n_seg, sm_count):
         return n_seg
     if first == "run":  # runs of up to a block's threads of segments, at least 16 runs an SM
         return max(-(-n_seg // THREADS), min(n_seg, sm_count * 16))
+    if first == "wrun":  # a warp a run of 32 segments (sr_wrun, CUDA C only: explored, not chosen)
+        return min(-(-n_seg // THREADS), sm_count * 32)
     return min(-(-n_seg // (THREADS // lanes * SEGS_IN_FLIGHT)), sm_count * 32)
 
 
