@@ -120,27 +120,6 @@ __device__ __forceinline__ SR_T thread_reduce(const SR_T (&x)[SR_N])
 /* The first index at or after p on a 16-byte boundary (the input is 16-byte aligned). */
 __device__ __forceinline__ int align_up(int p) { return (p + SR_N - 1) / SR_N * SR_N; }
 
-#ifndef SR_L2PF
-#define SR_L2PF 0 /* an explore build (prepare.sh `pf1`, `pf2`): the warp kernels' segments two grid strides on,
-                   * and block_range's tiles SR_L2PF steps on, asked of L2 by one bulk prefetch
-                   * (cp.async.bulk.prefetch.L2, sm_90: no register holds them), so that more bytes are in flight
-                   * an SM than the loads' registers hold (the H200's misses at 128, 1024, 1M and random lengths
-                   * read below the H100's shares with the same kernels: latency-bound loads) */
-#endif
-#ifndef SR_L2PF_MAX
-#define SR_L2PF_MAX 65536 /* bytes at most a prefetch */
-#endif
-/* Asks L2 for in[a, e) (the 16-byte vectors within it; at most SR_L2PF_MAX bytes): a hint, nothing waits. */
-__device__ __forceinline__ void sr_prefetch(const SR_T *in, int a, int e)
-{
-#if SR_L2PF && __CUDA_ARCH__ >= 900
-  const unsigned long long g = __cvta_generic_to_global(in), lo = (g + a * sizeof(SR_T) + 15) & ~15ull,
-                           hi = (g + e * sizeof(SR_T)) & ~15ull;
-  if (e > a && hi > lo)
-    asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" ::"l"(lo), "r"((unsigned)min(hi - lo, (unsigned long long)SR_L2PF_MAX)));
-#endif
-}
-
 /* acc combined with in[p, e) by one logical warp of L lanes (lane = this thread's place in it): the
  * unaligned head one item a lane, full tiles as vectors U at a time (U loads in flight a lane), then one
  * at a time, the ragged end guarded. */
@@ -335,16 +314,10 @@ __device__ __forceinline__ SR_T block_range(const SR_T *in, int p, int e)
   SR_T acc = id;
   const int a = min(align_up(p), e);
   if ((int)threadIdx.x < a - p) acc = in[p + threadIdx.x]; /* (signed: a - p < 0 when offsets decrease) */
-  if (SR_L2PF && threadIdx.x == 0 && e - a > U * SR_BTILE) /* the steps after the first SR_L2PF */
-    sr_prefetch(in, a + U * SR_BTILE, (int)min((long long)e, a + (long long)(SR_L2PF + 1) * U * SR_BTILE));
   for (p = a; p + U * SR_BTILE <= e; p += U * SR_BTILE) {
     SR_T x[U][SR_N];
 #pragma unroll
     for (int u = 0; u < U; ++u) BLOAD(in + p + u * SR_BTILE, x[u], 0);
-    if (SR_L2PF && threadIdx.x == 0) { /* the step SR_L2PF + 1 on */
-      const long long f = p + (long long)(SR_L2PF + 1) * U * SR_BTILE;
-      if (f < e) sr_prefetch(in, (int)f, (int)min((long long)e, f + U * SR_BTILE));
-    }
 #pragma unroll
     for (int u = 0; u < U; ++u) acc = OPF(acc, thread_reduce(x[u]));
   }
@@ -494,7 +467,6 @@ __device__ __forceinline__ void sr_tail(const SR_T *in, const int *off, SR_T *ou
     int s0 = (blockIdx.x * (SR_THREADS / L) + threadIdx.x / L) * SR_K;                                       \
     int o[SR_K + 1];                                                                                         \
     _Pragma("unroll") for (int k = 0; k <= SR_K; ++k) o[k] = s0 < n_seg ? off[min(s0 + k, n_seg)] : 0;       \
-    int pa = 0, pb = 0; /* (SR_L2PF: the range of the warp's segments two strides on, its lane 0's) */    \
     for (; s0 < n_seg; s0 += stride) {                                                                       \
       SR_T x[SR_K][T][SR_N];                                                                                 \
       unsigned deferred = 0;                                                                                 \
@@ -528,10 +500,6 @@ __device__ __forceinline__ void sr_tail(const SR_T *in, const int *off, SR_T *ou
         b[k] = o[k];                                                                                         \
         if (s0 + stride < n_seg) o[k] = off[min(s0 + stride + k, n_seg)]; /* the next segments' */           \
       }                                                                                                      \
-      if (SR_L2PF && threadIdx.x % 32 == 0 && s0 + 2 * stride < n_seg) { /* (the warp's segments: consecutive) */ \
-        pa = off[s0 + 2 * stride];                                                                           \
-        pb = off[min(s0 + 2 * stride + 32 / L * SR_K, n_seg)];                                               \
-      }                                                                                                      \
       _Pragma("unroll") for (int k = 0; k < SR_K; ++k)                                                       \
       {                                                                                                      \
         if (s0 + k >= n_seg) break;                                                                          \
@@ -554,7 +522,6 @@ __device__ __forceinline__ void sr_tail(const SR_T *in, const int *off, SR_T *ou
         WRED(L)(&acc, &agg, 0);                                                                              \
         if (lane == 0) out[sr_out_index<T>(s0 + k)] = agg;                                                   \
       }                                                                                                      \
-      if (SR_L2PF && threadIdx.x % 32 == 0 && s0 + 2 * stride < n_seg) sr_prefetch(in, pa, pb); /* (arrived) */ \
     }                                                                                                        \
     if (q) {                                                                                                 \
       DECLARE_BLOCK_TEMP;                                                                                    \
@@ -839,11 +806,9 @@ __device__ __forceinline__ void sr_wrun_range(const SR_T *in, int a, int e, cons
   sr_wrun_load(in, p, e, xa);
   for (;;) { /* (two tiles a turn: no copy between the buffers) */
     if (p + WR_TILE < e) sr_wrun_load(in, p + WR_TILE, e, xb);
-    if (SR_L2PF && lane == 0) sr_prefetch(in, p + 2 * WR_TILE, min(e, p + (2 + SR_L2PF) * WR_TILE));
     sr_wrun_tile(xa, p, a, e, so, ks, ke, out, running, lane);
     if ((p += WR_TILE) >= e) break;
     if (p + WR_TILE < e) sr_wrun_load(in, p + WR_TILE, e, xa);
-    if (SR_L2PF && lane == 0) sr_prefetch(in, p + 2 * WR_TILE, min(e, p + (2 + SR_L2PF) * WR_TILE));
     sr_wrun_tile(xb, p, a, e, so, ks, ke, out, running, lane);
     if ((p += WR_TILE) >= e) break;
   }

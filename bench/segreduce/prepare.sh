@@ -102,13 +102,8 @@ variant f64 b6 -Xnvrtc -DSR_BLOCK_MIN_BLOCKS=6
 # b6,ldg --lengths 8192,65536,1M,random,128`.
 variant f32 b6 -Xnvrtc -DSR_BLOCK_MIN_BLOCKS=6
 variant f32 ldg -Xnvrtc -DSR_EXPLORE_LDG=1 -Xnvrtc -DSR_BLOCK_MIN_BLOCKS=6
-# pf1, pf2: kernels.cu SR_L2PF, the warp kernels' segments two grid strides on and block_range's tiles one or two
-# 16 KB steps on asked of L2 by a bulk prefetch (sm_90), under b6's bound (sr_block spilled 16 bytes under 32
-# registers with it). Measure: `NO_CHECK=1 device.sh explore --rounds 3 --variants pf1,pf2 --lengths
-# 128,1024,1M,random,heavy,8192,65536`.
-variant f32 pf1 -Xnvrtc -DSR_L2PF=1 -Xnvrtc -DSR_BLOCK_MIN_BLOCKS=6
-variant f32 pf2 -Xnvrtc -DSR_L2PF=2 -Xnvrtc -DSR_BLOCK_MIN_BLOCKS=6
-# (measured and gone: unaligned, SR_ASSUME_ALIGNED 0; noround, SR_ROUND 0; help, kernels.cu SR_HELP in the
+# (measured and gone: pf1, pf2 (kernels.cu SR_L2PF, the next tiles asked of L2 by a bulk prefetch: worse at every
+# length, H100, 2026-12-07; commit cd4fb52); unaligned, SR_ASSUME_ALIGNED 0; noround, SR_ROUND 0; help, kernels.cu SR_HELP in the
 # history; chunk64k, chunk128k, chunk512k and chunk1024k, the tail's chunks of BM_CHUNK_BYTES, for which bench.py
 # gives the build a queue of its own: every size but 256 KB measured worse: bench/README.md, 2026-12-06, sessions
 # three and five; to time one again, e.g. `BM_CHUNK_BYTES=$((512 * 1024)) variant f32 chunk512k`. offsetsfirst
