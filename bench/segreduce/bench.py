@@ -72,7 +72,7 @@ class State:
         size = np.dtype(dtype).itemsize
         self.chunk = chunk_bytes // size if chunk_bytes else adaptive.chunk_items(size)
         cap = adaptive.work_capacity(n, n_seg, size, defer, self.chunk)
-        self.queue = cp.zeros(8, cp.uint32)  # kernels.cu sr_queue
+        self.queue = cp.zeros(8, cp.uint32)  # tail.cuh sr_queue
         self.cap = cap
         self.items = cp.zeros(cap, cp.uint64)
         self.partial = cp.zeros(cap, dtype)

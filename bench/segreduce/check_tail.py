@@ -54,7 +54,7 @@ SPIN = r"""extern "C" __global__ void spin(long long cycles)
 
 def occupy(cp, sm_count):
     """Half of every SM's threads busy for about 20 ms, on a stream of its own: the call that follows on
-    another stream cannot start every block of its grid at once (kernels.cu sr_queue: blocks that then take
+    another stream cannot start every block of its grid at once (tail.cuh sr_queue: blocks that then take
     only free items, and leave)."""
     s = cp.cuda.Stream(non_blocking=True)
     with s:
@@ -79,7 +79,7 @@ def watch(cp, run, queue, label, busy=None, seconds=5.0):
             host = cp.cuda.alloc_pinned_memory(32)
             cp.cuda.runtime.memcpyAsync(host.ptr, queue.data.ptr, 32, cp.cuda.runtime.memcpyDeviceToHost, side.ptr)
             side.synchronize()
-            q = np.frombuffer(host, np.uint32, 8)  # kernels.cu sr_queue
+            q = np.frombuffer(host, np.uint32, 8)  # tail.cuh sr_queue
             print(f"HANG {label}: queue chunks {q[0]} taken {q[1]} shared {q[2]} exited {q[3]} started {q[4]} "
                   f"dead {q[5]}", flush=True)
             os._exit(3)

@@ -1,6 +1,6 @@
-// What the benchmark kernels that scan over segment boundaries share (kernels.cu's sr_run, bench/scan/scan.cu's
-// sc_chain): the (value, cut) pair and its segmented operator, and the acquire / release accesses of the flag
-// words that blocks publish to each other.
+// What the benchmark kernels that scan over segment boundaries share (bench/segreduce/runs.cuh's sr_run and
+// sr_wrun, bench/scan/scan.cu's sc_chain): the (value, cut) pair and its segmented operator, and the acquire /
+// release accesses of the flag words that blocks publish to each other.
 #pragma once
 
 /* A pair of a value and `cut`: a segment boundary falls in the items it covers (sr_run: a segment ends there;

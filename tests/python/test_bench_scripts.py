@@ -24,7 +24,8 @@ def test_explore_plans_name_kernels_of_kernels_cu():
     bench = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(bench)  # (its GPU imports are in main())
     # the kernels: sr_block, sr_run, sr_wrun by name; the warp kernels through WARP_KERNELS(L) and WARP_KERNEL(L, name, ...)
-    defined = set(re.findall(r"\b(sr_block|sr_w?run)\(const", KERNELS_CU.read_text())) | set(warp_kernels_of_kernels_cu())
+    source = "".join((KERNELS_CU.parent / f).read_text() for f in ("kernels.cu", "runs.cuh"))  # (runs.cuh: included)
+    defined = set(re.findall(r"\b(sr_block|sr_w?run)\(const", source)) | set(warp_kernels_of_kernels_cu())
     assert {"sr_block", "sr_run", "sr_wrun", "sr_warp4", "sr_warp32u", "sr_warp8t"} <= defined, defined
     plans = [bench.adaptive.Plan(first, lanes, abs(defer)) for first, lanes, defer in bench.EXPLORE]
     assert plans and {p.kernel for p in plans} <= defined, {p.kernel for p in plans} - defined

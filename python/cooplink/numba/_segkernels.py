@@ -142,7 +142,7 @@ def _kernel(dtype, op, name, min_blocks):
     the scalars int32 but the last two (uint32): offsets[i] + shift indexes values; when `tail` is
     non-zero, segments longer than `defer` items are reserved as chunks in the queue (up to `capacity`
     work items; past it a segment is reduced in place) and the blocks take them when their share is done
-    (kernels.cu sr_queue: blocks share_blocks and later have no share of their own); queue (8 x uint32),
+    (tail.cuh sr_queue: blocks share_blocks and later have no share of their own); queue (8 x uint32),
     items (uint64), partial (dtype) and done (uint32) are zero before a call and after it. min_blocks: the blocks an SM must hold, which bounds the
     registers of sr_warp<L> (default 8, 6 for 8-byte types as kernels.cu, 4 for 2-byte and 3 for 1-byte types)."""
     from numba import cuda
@@ -161,7 +161,7 @@ def _kernel(dtype, op, name, min_blocks):
     at_al = _at_intrinsic(_segplan.VECTOR_BYTES)
     # their tiles' addresses as a base's plus a constant (at_k; the bounded kernels keep at and their registers)
     at_k, at_alk = _at_intrinsic(offset=True), _at_intrinsic(_segplan.VECTOR_BYTES, offset=True)
-    # acquire: the queue's counters (kernels.cu sr_load_acquire); volatile: the spin on a work item; cg:
+    # acquire: the queue's counters (segpair.h bm_load_acquire); volatile: the spin on a work item; cg:
     # the partials another block wrote (not through this SM's L1)
     ld_acquire, ldcv, ldcg = _load_intrinsic("acquire.gpu"), _load_intrinsic("volatile"), _load_intrinsic("cg")
     i32, u32 = np.int32, np.uint32  # (unsigned indices: Numba wraps signed ones around, keeping shapes live)
@@ -314,7 +314,7 @@ def _kernel(dtype, op, name, min_blocks):
 
     NONE = np.uint32(0xFFFFFFFF)
 
-    # the queue's words (kernels.cu sr_queue)
+    # the queue's words (tail.cuh sr_queue)
     CHUNKS, TAKEN, SHARED, EXITED, STARTED, DEAD = 0, 1, 2, 3, 4, 5
 
     @cuda.jit(device=True, inline="always")
@@ -326,7 +326,7 @@ def _kernel(dtype, op, name, min_blocks):
     @cuda.jit(device=True, inline="always")
     def reserve_cas(q, capacity, count):
         """The first of `count` work items reserved for a segment, or NONE when the queue has no room, by
-        compare-and-swap (kernels.cu sr_reserve_cas: the kernels bounded in registers)."""
+        compare-and-swap (tail.cuh sr_reserve_cas: the kernels bounded in registers)."""
         c = ld_acquire(q, CHUNKS)
         while True:
             if c > capacity or count > capacity - c:
@@ -339,7 +339,7 @@ def _kernel(dtype, op, name, min_blocks):
     @cuda.jit(device=True, inline="always")
     def reserve_add(q, capacity, count):
         """The same by fetch-and-add; a reservation that does not fit records where the items that will
-        never be written begin (kernels.cu sr_reserve_add, sr_failed)."""
+        never be written begin (tail.cuh sr_reserve_add, sr_failed)."""
         first = cuda.atomic.add(q, CHUNKS, count)
         if first <= capacity and count <= capacity - first:
             return first
@@ -355,7 +355,7 @@ def _kernel(dtype, op, name, min_blocks):
     @cuda.jit(device=True, inline="always")
     def take(q, capacity, ranks):
         """A work item, or a ticket for one once every block of the tail's `ranks` has started, or NONE
-        (kernels.cu sr_take)."""
+        (tail.cuh sr_take)."""
         if ld_acquire(q, STARTED) == ranks:
             return cuda.atomic.add(q, TAKEN, np.uint32(1))
         t = ld_acquire(q, TAKEN)
@@ -383,7 +383,7 @@ def _kernel(dtype, op, name, min_blocks):
 
     @cuda.jit(device=True, inline="always")
     def item(q, items, t, capacity, share_blocks):
-        """Work item t once written, or 0 when there is none (kernels.cu sr_item)."""
+        """Work item t once written, or 0 when there is none (tail.cuh sr_item)."""
         if t == NONE:
             return np.uint64(0)
         while True:
@@ -398,7 +398,7 @@ def _kernel(dtype, op, name, min_blocks):
 
     @cuda.jit(device=True, inline="always")
     def tail(d_in, off, sh, out, q, items, partial, done, capacity, share_blocks, rank, ranks):
-        """Every block, its share done (kernels.cu sr_queue and sr_tail): the deferred segments' chunks,
+        """Every block, its share done (tail.cuh sr_queue and sr_tail): the deferred segments' chunks,
         a block a chunk, thread 0 taking the next while the block reduces one. rank, ranks: this block's
         place among the blocks of the tail, and their number (the grid's but in sr_block's one launch)."""
         work = cuda.shared.array(1, np.uint64)
@@ -664,7 +664,7 @@ def _kernel(dtype, op, name, min_blocks):
 def _run_kernel(dtype, op, nb, vec, ident, opf, at, bload, brange, bred, start, reserve_add, write_items,
                 chunk_count, tail, NONE, min_blocks):
     """sr_run: a block per run of up to THREADS consecutive segments, their items read as one range
-    (kernels.cu sr_run, whose comments explain it): tiles of four vectors a thread (BlockLoad vectorize,
+    (runs.cuh sr_run, whose comments explain it): tiles of four vectors a thread (BlockLoad vectorize,
     blocked), each thread's items reduced segment by segment, a segment's partial carried from thread to
     thread and tile to tile by an exclusive BlockScan with a running prefix over (value, ends here) records
     with the segmented operator."""
@@ -678,7 +678,7 @@ def _run_kernel(dtype, op, nb, vec, ident, opf, at, bload, brange, bred, start, 
     pair = np.dtype([("v", dtype), ("end", np.int32)], align=True)
     pr = _primitive.numba_dtype(pair)
 
-    def segop(x, y, o):  # kernels.cu SR_SEGOP: b's value alone when a segment ends in b
+    def segop(x, y, o):  # runs.cuh SR_SEGOP: b's value alone when a segment ends in b
         e = y.end
         v = y.v if e != 0 else opf(x.v, y.v)
         o.end = x.end | e
@@ -695,7 +695,7 @@ def _run_kernel(dtype, op, nb, vec, ident, opf, at, bload, brange, bred, start, 
         @cuda.jit(device=True, inline="always")
         def run_tile(x, u, lo, hi, so, ks, ke, out, s0, run):
             """One tile: this thread's IPT items x from position u, of which [lo, hi) are the range's
-            (kernels.cu sr_run_tile)."""
+            (runs.cuh sr_run_tile)."""
             mine = coop_local.array(1, pr)
             carry = coop_local.array(1, pr)
             mine[0].v = ident()
@@ -785,7 +785,7 @@ def _run_kernel(dtype, op, nb, vec, ident, opf, at, bload, brange, bred, start, 
 
     @cuda.jit(device=True, inline="always")
     def next_bit(mask, k0, g):
-        """The first k >= k0 whose bit is set in mask, or g when none (kernels.cu sr_next_bit)."""
+        """The first k >= k0 whose bit is set in mask, or g when none (runs.cuh sr_next_bit)."""
         w = i32(k0 // 32)
         while w * 32 < g:
             m = mask[u32(w)]
