@@ -59,9 +59,9 @@ def _load_plan():
 adaptive = _load_plan()
 # other plans timed beside the chosen one (--explore): (first stage, lanes, defer in items or, negative, in
 # chunks)
-EXPLORE = [("wrun", 32, 8192), ("run", 0, 8192), ("run", 0, -4), ("warp", 8, 8192), ("warp", 16, 8192), ("warp", 32, 8192), ("warpu", 16, 8192), ("warpu", 32, 8192),
-           ("warpu", 32, -4), ("block", 0, -1), ("block", 0, -4), ("block", 0, -64), ("warpt", 8, 8192),
-           ("warpt", 16, 8192), ("warpt", 32, 8192)]
+EXPLORE = [("wrun", 32, 8192), ("run", 0, 8192), ("run", 0, -4), ("warp", 8, 8192), ("warp", 16, 8192),
+           ("warp", 32, 8192), ("warpu", 16, 8192), ("warpu", 32, 8192), ("warpu", 32, -4), ("block", 0, -1),
+           ("block", 0, -4), ("block", 0, -64), ("warpt", 8, 8192), ("warpt", 16, 8192), ("warpt", 32, 8192)]
 
 
 class State:

@@ -28,7 +28,8 @@ out=${OUT:-/tmp}
 what=${1:-checks}
 shift || true
 # what was carried must be what this tree builds (a stale .gpubench or wheel measures older code)
-for f in bench/segreduce/kernels.cu bench/segreduce/tail.cuh bench/segreduce/runs.cuh bench/scan/scan.cu; do
+. bench/segreduce/modules.sh  # (BM_SOURCES)
+for f in "${BM_SOURCES[@]}"; do
   cmp -s "$f" ".gpubench/src/$(basename "$f")" || { echo "device.sh: .gpubench is older than $f: run bench/segreduce/prepare.sh" >&2; exit 2; }
 done
 for f in $(cd python/cooplink/numba && ls *.py); do  # (every module: a stale one measured old code once)

@@ -26,6 +26,9 @@ BM_TYPES=("f32 float 4 (-3.402823466e+38f)" "f64 double 2 (-1.7976931348623157e+
 # to two vectors at every length (2026-12-04, bench/scan/scan.cu's header), and so did two tiles of four (2_4,
 # 2026-12-06, H100, f32: 1M 0.718 against two tiles of two's 0.848, 4096 0.847 against one tile's 0.980)
 BM_SCAN_BUILDS=(1_2 2_2)
+# the sources of every module (kernels.cu with the headers it includes, baselines.cu, CUB's, scan.cu): prepare.sh copies
+# them to .gpubench/src, and device.sh refuses a .gpubench built from others
+BM_SOURCES=(bench/segreduce/*.cu bench/segreduce/*.cuh bench/segreduce/*.h bench/scan/scan.cu)
 # sr_run's (value, ends here) pair per type: a user type of the catalog (coopgen --user-type)
 BM_USER_TYPES=(--user-type srpf32:8:4 --user-type srpf64:16:8 --user-type srpi32:8:4)
 

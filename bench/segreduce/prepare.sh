@@ -111,6 +111,5 @@ variant f32 ldg -Xnvrtc -DSR_EXPLORE_LDG=1 -Xnvrtc -DSR_BLOCK_MIN_BLOCKS=6
 # gained, sixth session) is in commit 4b07301; prefetch (SR_PREFETCH_ITEM, the tail's next work item read before a
 # chunk's BlockReduce: no plan gained, seventh session) in 7960cce.)
 nvcc -O3 -shared -Xcompiler -fPIC -arch="$ARCH" -std=c++17 -o "$out/cub_baselines.so" bench/segreduce/cub_segreduce.cu
-mkdir -p "$out/src" && cp bench/segreduce/kernels.cu bench/segreduce/tail.cuh bench/segreduce/runs.cuh bench/scan/scan.cu \
-  "$out/src/"  # (device.sh: built from these)
+mkdir -p "$out/src" && cp "${BM_SOURCES[@]}" "$out/src/"  # (device.sh: built from these)
 du -sh "$out"
