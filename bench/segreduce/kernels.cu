@@ -98,7 +98,11 @@ __device__ __forceinline__ void sr_ldg_vec(const SR_T *p, int i, SR_T *x)
     int4 v;
     SR_T t[SR_N];
   } u;
+#if SR_EXPLORE_LDG == 2 /* (prepare.sh `cs`: ld.global.cs, CUB's LOAD_CS: streamed, first out of L2) */
+  u.v = __ldcs(reinterpret_cast<const int4 *>(p) + i);
+#else
   u.v = __ldg(reinterpret_cast<const int4 *>(p) + i);
+#endif
 #pragma unroll
   for (int j = 0; j < SR_N; ++j) x[j] = u.t[j];
 }
@@ -109,6 +113,35 @@ template <int L> __device__ __forceinline__ void sr_ldg_warp(const SR_T *p, SR_T
 #define BLOAD sr_ldg_block
 #define WLOAD(L) sr_ldg_warp<L>
 #endif
+
+/* A segment's result written (the warp kernels and sr_block). Explore builds only (prepare.sh), to see what the
+ * results' writes cost where segments are short (a result every 128 B at 32 items; the read ceiling writes none):
+ * SR_EXPLORE_STORE 1 (`nost`) writes none (a result only if it equals a value the data never give: wrong results,
+ * a bound, not a kernel); 2 (`el`) writes with an L2 evict_last policy, so that the results stay in L2 while the
+ * input streams past. */
+#ifndef SR_EXPLORE_STORE
+#define SR_EXPLORE_STORE 0
+#endif
+__device__ __forceinline__ void sr_store(SR_T *p, SR_T v)
+{
+#if SR_EXPLORE_STORE == 1
+  if (v == (SR_T)-1234567) *p = v;
+#elif SR_EXPLORE_STORE == 2
+  unsigned long long pol;
+  asm volatile("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(pol));
+  if (sizeof(SR_T) == 4) {
+    unsigned b;
+    memcpy(&b, &v, 4);
+    asm volatile("st.global.L2::cache_hint.b32 [%0], %1, %2;" ::"l"(p), "r"(b), "l"(pol) : "memory");
+  } else {
+    unsigned long long b;
+    memcpy(&b, &v, 8);
+    asm volatile("st.global.L2::cache_hint.b64 [%0], %1, %2;" ::"l"(p), "l"(b), "l"(pol) : "memory");
+  }
+#else
+  *p = v;
+#endif
+}
 
 __device__ __forceinline__ SR_T thread_reduce(const SR_T (&x)[SR_N])
 {
@@ -309,7 +342,7 @@ template <int T> __device__ __forceinline__ int sr_out_index(int i)
         if (b[k + 1] > from) acc = RANGE(in, from, b[k + 1], lane, acc);                                     \
         SR_T agg;                                                                                            \
         WRED(L)(&acc, &agg, 0);                                                                              \
-        if (lane == 0) out[sr_out_index<T>(s0 + k)] = agg;                                                   \
+        if (lane == 0) sr_store(out + sr_out_index<T>(s0 + k), agg);                                         \
       }                                                                                                      \
     }                                                                                                        \
     if (q) {                                                                                                 \
@@ -368,7 +401,7 @@ extern "C" __global__ void __launch_bounds__(SR_THREADS, SR_BLOCK_MIN_BLOCKS)
       const SR_T acc = block_range<4>(in, b, e);
       SR_T agg;
       BRED(&acc, &agg, temp);
-      if (threadIdx.x == 0) out[s] = agg;
+      if (threadIdx.x == 0) sr_store(out + s, agg);
       __syncthreads(); /* temp is reused */
     }
     return;

@@ -102,6 +102,14 @@ variant f64 b6 -Xnvrtc -DSR_BLOCK_MIN_BLOCKS=6
 # b6,ldg --lengths 8192,65536,1M,random,128`.
 variant f32 b6 -Xnvrtc -DSR_BLOCK_MIN_BLOCKS=6
 variant f32 ldg -Xnvrtc -DSR_EXPLORE_LDG=1 -Xnvrtc -DSR_BLOCK_MIN_BLOCKS=6
+# What the results' writes cost where segments are short (the read ceiling writes none; kernels.cu sr_store): nost
+# writes none (wrong results: a bound), el writes them with an L2 evict_last policy; cs loads the full tiles by
+# ld.global.cs (CUB's LOAD_CS: the input first out of L2, ldg's bound), csel both. Measure: `NO_CHECK=1 device.sh
+# explore --rounds 3 --variants nost,el,cs,csel --lengths 32,128,1024,random,heavy`.
+variant f32 nost -Xnvrtc -DSR_EXPLORE_STORE=1
+variant f32 el -Xnvrtc -DSR_EXPLORE_STORE=2
+variant f32 cs -Xnvrtc -DSR_EXPLORE_LDG=2 -Xnvrtc -DSR_BLOCK_MIN_BLOCKS=6
+variant f32 csel -Xnvrtc -DSR_EXPLORE_LDG=2 -Xnvrtc -DSR_BLOCK_MIN_BLOCKS=6 -Xnvrtc -DSR_EXPLORE_STORE=2
 # (measured and gone: pf1, pf2 (kernels.cu SR_L2PF, the next tiles asked of L2 by a bulk prefetch: worse at every
 # length, H100, 2026-12-07; commit cd4fb52); unaligned, SR_ASSUME_ALIGNED 0; noround, SR_ROUND 0; help, kernels.cu SR_HELP in the
 # history; chunk64k, chunk128k, chunk512k and chunk1024k, the tail's chunks of BM_CHUNK_BYTES, for which bench.py
