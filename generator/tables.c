@@ -65,6 +65,13 @@ static const coop__algo load_algos[] = {
   {"transpose", "cub::BLOCK_LOAD_TRANSPOSE", 0},
   {"warp_transpose", "cub::BLOCK_LOAD_WARP_TRANSPOSE", 1},
   {"warp_transpose_ts", "cub::BLOCK_LOAD_WARP_TRANSPOSE_TIMESLICED", 1},
+  /* the same, loading by ld.global.cs (CUB's LOAD_CS: streamed data, first out of L2) */
+  {"direct_cs", "cub::BLOCK_LOAD_DIRECT, cub::LOAD_CS", 0},
+  {"striped_cs", "cub::BLOCK_LOAD_STRIPED, cub::LOAD_CS", 0},
+  {"vectorize_cs", "cub::BLOCK_LOAD_VECTORIZE, cub::LOAD_CS", 0},
+  {"transpose_cs", "cub::BLOCK_LOAD_TRANSPOSE, cub::LOAD_CS", 0},
+  {"warp_transpose_cs", "cub::BLOCK_LOAD_WARP_TRANSPOSE, cub::LOAD_CS", 1},
+  {"warp_transpose_ts_cs", "cub::BLOCK_LOAD_WARP_TRANSPOSE_TIMESLICED, cub::LOAD_CS", 1},
 };
 static const coop__algo store_algos[] = {
   {"direct", "cub::BLOCK_STORE_DIRECT", 0},
@@ -91,6 +98,10 @@ static const coop__algo warp_load_algos[] = {
   {"striped", "cub::WARP_LOAD_STRIPED", 0, 1},
   {"vectorize", "cub::WARP_LOAD_VECTORIZE", 0, 1},
   {"transpose", "cub::WARP_LOAD_TRANSPOSE", 0, 1},
+  {"direct_cs", "cub::WARP_LOAD_DIRECT, cub::LOAD_CS", 0, 1},
+  {"striped_cs", "cub::WARP_LOAD_STRIPED, cub::LOAD_CS", 0, 1},
+  {"vectorize_cs", "cub::WARP_LOAD_VECTORIZE, cub::LOAD_CS", 0, 1},
+  {"transpose_cs", "cub::WARP_LOAD_TRANSPOSE, cub::LOAD_CS", 0, 1},
 };
 static const coop__algo warp_store_algos[] = {
   {"direct", "cub::WARP_STORE_DIRECT", 0, 1},

@@ -1,21 +1,36 @@
-// cooplink primitives: BlockLoad (all six CUB algorithms), plain and guarded.
+// cooplink primitives: BlockLoad (all six CUB algorithms), plain and guarded, with CUB's default loads or a
+// cache modifier (M: the `_cs` algorithms load by ld.global.cs, CUB's LOAD_CS, through its
+// CacheModifiedInputIterator, which BlockLoad's vectorized algorithm still loads in vectors).
 #pragma once
 #include "common.cuh"
 #include <cub/block/block_load.cuh>
 
 namespace coop
 {
-template <class T, int BX, int BY, int BZ, int N, cub::BlockLoadAlgorithm A>
+template <class T, int BX, int BY, int BZ, int N, cub::BlockLoadAlgorithm A,
+          cub::CacheLoadModifier M = cub::LOAD_DEFAULT>
 struct block_load
 {
   using cub_t  = cub::BlockLoad<T, BX, N, A, BY, BZ>;
   using temp_t = typename cub_t::TempStorage;
 
+  static __device__ __forceinline__ auto source(const T* src)
+  {
+    if constexpr (M == cub::LOAD_DEFAULT)
+    {
+      return src;
+    }
+    else
+    {
+      return cub::CacheModifiedInputIterator<M, T>(src);
+    }
+  }
+
   static __device__ __forceinline__ void load(const T* src, T* items, void* temp)
   {
     T local[N];
     temp_binding<temp_t> t(temp);
-    cub_t(t.get()).Load(src, local);
+    cub_t(t.get()).Load(source(src), local);
     copy_out(items, local);
   }
 
@@ -23,7 +38,7 @@ struct block_load
   {
     T local[N];
     temp_binding<temp_t> t(temp);
-    cub_t(t.get()).Load(src, local, valid, *oob);
+    cub_t(t.get()).Load(source(src), local, valid, *oob);
     copy_out(items, local);
   }
 };

@@ -1,17 +1,30 @@
 // cooplink primitives: WarpLoad (CUB's four algorithms) over logical warps of L lanes (a power of two, as
 // CUB requires), plain and guarded. The tile is the logical warp's L * N items; temp is the calling
-// logical warp's slot.
+// logical warp's slot. M: CUB's default loads or a cache modifier (the `_cs` algorithms: ld.global.cs, CUB's
+// LOAD_CS, through its CacheModifiedInputIterator; the vectorized load with the modifier itself).
 #pragma once
 #include "common.cuh"
 #include <cub/warp/warp_load.cuh>
 
 namespace coop
 {
-template <class T, int L, int N, cub::WarpLoadAlgorithm A>
+template <class T, int L, int N, cub::WarpLoadAlgorithm A, cub::CacheLoadModifier M = cub::LOAD_DEFAULT>
 struct warp_load
 {
   using cub_t  = cub::WarpLoad<T, N, A, L>;
   using temp_t = typename cub_t::TempStorage;
+
+  static __device__ __forceinline__ auto source(const T* src)
+  {
+    if constexpr (M == cub::LOAD_DEFAULT)
+    {
+      return src;
+    }
+    else
+    {
+      return cub::CacheModifiedInputIterator<M, T>(src);
+    }
+  }
 
   static __device__ __forceinline__ void load(const T* src, T* items, void* temp)
   {
@@ -26,11 +39,11 @@ struct warp_load
       // aligned to the vector), with WarpLoad's lane.
       (void) t;
       const int lane = L == 32 ? int(::cuda::ptx::get_sreg_laneid()) : int(::cuda::ptx::get_sreg_laneid() % L);
-      cub::InternalLoadDirectBlockedVectorized<cub::LOAD_DEFAULT>(lane, src, local);
+      cub::InternalLoadDirectBlockedVectorized<M>(lane, src, local);
     }
     else
     {
-      cub_t(t.get()).Load(src, local);
+      cub_t(t.get()).Load(source(src), local);
     }
     copy_out(items, local);
   }
@@ -39,7 +52,7 @@ struct warp_load
   {
     T local[N];
     temp_binding<temp_t> t(temp);
-    cub_t(t.get()).Load(src, local, valid, *oob);
+    cub_t(t.get()).Load(source(src), local, valid, *oob);
     copy_out(items, local);
   }
 };

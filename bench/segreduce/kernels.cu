@@ -78,11 +78,21 @@
 #define SR_RUN_MIN_BLOCKS 1 /* sr_run: blocks an SM must hold (modules.sh: 4 for 4-byte types, 3 for 8-byte ones) */
 #endif
 
-#define WLOAD(L) CAT4(coop_warp_load_, SR_TC, CAT(_w, L), CAT3(_i, SR_N, _vectorize))
-#define WLOADG(L) CAT4(coop_warp_load_guarded_, SR_TC, CAT(_w, L), CAT3(_i, SR_N, _striped))
+/* SR_LOAD_CS 1: every load of the input by the loads' `_cs` algorithms (ld.global.cs, CUB's LOAD_CS: the input
+ * first out of L2, so that the results written and the offsets stay there while it streams past) */
+#ifndef SR_LOAD_CS
+#define SR_LOAD_CS 0
+#endif
+#if SR_LOAD_CS
+#define SR_LS _cs
+#else
+#define SR_LS
+#endif
+#define WLOAD(L) CAT4(coop_warp_load_, SR_TC, CAT(_w, L), CAT3(_i, SR_N, CAT(_vectorize, SR_LS)))
+#define WLOADG(L) CAT4(coop_warp_load_guarded_, SR_TC, CAT(_w, L), CAT3(_i, SR_N, CAT(_striped, SR_LS)))
 #define WRED(L) CAT4(coop_warp_reduce_, OPN, CAT(_, SR_TC), CAT(_w, L))
-#define BLOAD CAT4(coop_block_load_, SR_TC, _t256, CAT3(_i, SR_N, _vectorize))
-#define BLOADG CAT4(coop_block_load_guarded_, SR_TC, _t256, CAT3(_i, SR_N, _striped))
+#define BLOAD CAT4(coop_block_load_, SR_TC, _t256, CAT3(_i, SR_N, CAT(_vectorize, SR_LS)))
+#define BLOADG CAT4(coop_block_load_guarded_, SR_TC, _t256, CAT3(_i, SR_N, CAT(_striped, SR_LS)))
 #define BRED CAT4(coop_block_reduce_, OPN, CAT(_, SR_TC), _t256_i1_warp_reductions)
 #ifndef SR_EXPLORE_LDG
 #define SR_EXPLORE_LDG 0
@@ -118,7 +128,8 @@ template <int L> __device__ __forceinline__ void sr_ldg_warp(const SR_T *p, SR_T
  * results' writes cost where segments are short (a result every 128 B at 32 items; the read ceiling writes none):
  * SR_EXPLORE_STORE 1 (`nost`) writes none (a result only if it equals a value the data never give: wrong results,
  * a bound, not a kernel); 2 (`el`) writes with an L2 evict_last policy, so that the results stay in L2 while the
- * input streams past. */
+ * input streams past; 3 (`ef`) with evict_first, so that they leave it soon, in the order written; 4 (`stcs`) by
+ * st.global.cs. */
 #ifndef SR_EXPLORE_STORE
 #define SR_EXPLORE_STORE 0
 #endif
@@ -126,9 +137,15 @@ __device__ __forceinline__ void sr_store(SR_T *p, SR_T v)
 {
 #if SR_EXPLORE_STORE == 1
   if (v == (SR_T)-1234567) *p = v;
-#elif SR_EXPLORE_STORE == 2
+#elif SR_EXPLORE_STORE == 4
+  __stcs(p, v);
+#elif SR_EXPLORE_STORE == 2 || SR_EXPLORE_STORE == 3
   unsigned long long pol;
+#if SR_EXPLORE_STORE == 2
   asm volatile("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(pol));
+#else
+  asm volatile("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(pol));
+#endif
   if (sizeof(SR_T) == 4) {
     unsigned b;
     memcpy(&b, &v, 4);

@@ -34,7 +34,7 @@ BM_USER_TYPES=(--user-type srpf32:8:4 --user-type srpf64:16:8 --user-type srpi32
 
 bm_symbols() {
   local tc=$1 n=$2 op l i=$(($2 * 2))
-  for op in sum max; do
+  for op in sum max; do  # (the reduce kernels' loads, each also as its _cs algorithm: kernels.cu SR_LOAD_CS)
     for l in 4 8 16 32; do
       echo "coop_warp_load_${tc}_w${l}_i${n}_vectorize"
       echo "coop_warp_load_guarded_${tc}_w${l}_i${n}_striped"
@@ -51,7 +51,7 @@ bm_symbols() {
     echo "coop_warp_load_${tc}_w32_i$((n * 4))_vectorize"
     echo "coop_warp_load_guarded_${tc}_w32_i$((n * 4))_direct"
     echo "coop_warp_exclusive_scan_custom_sr${op}${tc}_srp${tc}_w32"
-  done
+  done | sed '/_load_/{p;s/$/_cs/}'
   # scan: BlockLoad, BlockScan exclusive sum with a running prefix, BlockStore (the vectors a thread of each of
   # BM_SCAN_BUILDS)
   for i in $(for sv in "${BM_SCAN_BUILDS[@]}"; do echo $((n * ${sv#*_})); done | sort -u); do
@@ -106,7 +106,7 @@ bm_reduce() {  # bm_reduce TC CT N LOWEST OP CATALOG DIR [DEFS...: more -Xnvrtc 
   [ "$op" = sum ] && id="(($ct)0)" || id="$lowest"
   up=$(echo "${op}_${tc}" | tr a-z A-Z)
   bm_symbols "$tc" "$n" | grep -E "_${op}_${tc}_|_sr${op}${tc}_|load_(guarded_)?${tc}_(w[0-9]+|t256)_i(${n}|$((n * 4))_vec)|load_guarded_${tc}_w32_i$((n * 4))_direct" |
-    sort -u > "$d/symbols.txt"
+    { [[ " $* " == *" -DSR_LOAD_CS=1 "* ]] && cat || grep -v '_cs$'; } | sort -u > "$d/symbols.txt"
   local tcu
   tcu=$(echo "$tc" | tr a-z A-Z)
   local defs=(-Xnvrtc "-DSR_T=$ct" -Xnvrtc "-DSR_TC=$tc" -Xnvrtc "-DSR_TCU=$tcu" -Xnvrtc "-DSR_TC_$tcu"

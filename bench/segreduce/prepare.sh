@@ -103,13 +103,25 @@ variant f64 b6 -Xnvrtc -DSR_BLOCK_MIN_BLOCKS=6
 variant f32 b6 -Xnvrtc -DSR_BLOCK_MIN_BLOCKS=6
 variant f32 ldg -Xnvrtc -DSR_EXPLORE_LDG=1 -Xnvrtc -DSR_BLOCK_MIN_BLOCKS=6
 # What the results' writes cost where segments are short (the read ceiling writes none; kernels.cu sr_store): nost
-# writes none (wrong results: a bound), el writes them with an L2 evict_last policy; cs loads the full tiles by
-# ld.global.cs (CUB's LOAD_CS: the input first out of L2, ldg's bound), csel both. Measure: `NO_CHECK=1 device.sh
+# writes none (wrong results: a bound), el writes them with an L2 evict_last policy, ef evict_first, stcs by
+# st.global.cs; cs loads the full tiles by
+# ld.global.cs (CUB's LOAD_CS: the input first out of L2, ldg's bound), csel, csef, csstcs both. Measure: `NO_CHECK=1 device.sh
 # explore --rounds 3 --variants nost,el,cs,csel --lengths 32,128,1024,random,heavy`.
 variant f32 nost -Xnvrtc -DSR_EXPLORE_STORE=1
 variant f32 el -Xnvrtc -DSR_EXPLORE_STORE=2
 variant f32 cs -Xnvrtc -DSR_EXPLORE_LDG=2 -Xnvrtc -DSR_BLOCK_MIN_BLOCKS=6
 variant f32 csel -Xnvrtc -DSR_EXPLORE_LDG=2 -Xnvrtc -DSR_BLOCK_MIN_BLOCKS=6 -Xnvrtc -DSR_EXPLORE_STORE=2
+variant f32 ef -Xnvrtc -DSR_EXPLORE_STORE=3
+variant f32 stcs -Xnvrtc -DSR_EXPLORE_STORE=4
+variant f32 csef -Xnvrtc -DSR_EXPLORE_LDG=2 -Xnvrtc -DSR_BLOCK_MIN_BLOCKS=6 -Xnvrtc -DSR_EXPLORE_STORE=3
+variant f32 csstcs -Xnvrtc -DSR_EXPLORE_LDG=2 -Xnvrtc -DSR_BLOCK_MIN_BLOCKS=6 -Xnvrtc -DSR_EXPLORE_STORE=4
+# lcs: the same loads as cs, but cooplink's (kernels.cu SR_LOAD_CS: the loads' `_cs` algorithms, generator/tables.c),
+# so the kernels' code and registers are the default's; lcsel, lcsef, lcsst: with el's, ef's, stcs's writes. Measure:
+# `NO_CHECK=1 device.sh explore --rounds 3 --variants nost,lcs,lcsel,lcsef,lcsst --lengths 128,32,1024,random,heavy`.
+variant f32 lcs -Xnvrtc -DSR_LOAD_CS=1
+variant f32 lcsel -Xnvrtc -DSR_LOAD_CS=1 -Xnvrtc -DSR_EXPLORE_STORE=2
+variant f32 lcsef -Xnvrtc -DSR_LOAD_CS=1 -Xnvrtc -DSR_EXPLORE_STORE=3
+variant f32 lcsst -Xnvrtc -DSR_LOAD_CS=1 -Xnvrtc -DSR_EXPLORE_STORE=4
 # (measured and gone: pf1, pf2 (kernels.cu SR_L2PF, the next tiles asked of L2 by a bulk prefetch: worse at every
 # length, H100, 2026-12-07; commit cd4fb52); unaligned, SR_ASSUME_ALIGNED 0; noround, SR_ROUND 0; help, kernels.cu SR_HELP in the
 # history; chunk64k, chunk128k, chunk512k and chunk1024k, the tail's chunks of BM_CHUNK_BYTES, for which bench.py

@@ -17,8 +17,8 @@
 using sr_pair = seg_pair<SR_T>; /* (cut: a segment ends in these items) */
 #define SR_PAIR CAT(COOP_TYPE_SRP, SR_TCU)
 #define SR_SEGOP CAT3(sr, OPN, SR_TC)
-#define BLOAD4 CAT4(coop_block_load_, SR_TC, _t256, CAT3(_i, SR_N4, _vectorize))
-#define BLOADGD CAT4(coop_block_load_guarded_, SR_TC, _t256, CAT3(_i, SR_N, _direct))
+#define BLOAD4 CAT4(coop_block_load_, SR_TC, _t256, CAT3(_i, SR_N4, CAT(_vectorize, SR_LS)))
+#define BLOADGD CAT4(coop_block_load_guarded_, SR_TC, _t256, CAT3(_i, SR_N, CAT(_direct, SR_LS)))
 #ifndef SR_RUN_SCAN /* the segmented scan's algorithm (modules.sh: raking for 8-byte types, 80 registers against */
 #define SR_RUN_SCAN warp_scans /* warp_scans' 107, so that an SM holds three blocks; 4-byte: 64 against 58) */
 #define SR_RUN_SCANU WARP_SCANS
@@ -209,8 +209,8 @@ extern "C" __global__ void __launch_bounds__(SR_THREADS, SR_RUN_MIN_BLOCKS)
  * decrease: a segment at a time (a logical warp of 32 lanes). */
 #define WR_IPT SR_N4           /* items a lane a tile */
 #define WR_TILE (32 * WR_IPT)  /* items a tile */
-#define WLOADB CAT4(coop_warp_load_, SR_TC, _w32, CAT3(_i, SR_N4, _vectorize))
-#define WLOADBG CAT4(coop_warp_load_guarded_, SR_TC, _w32, CAT3(_i, SR_N4, _direct))
+#define WLOADB CAT4(coop_warp_load_, SR_TC, _w32, CAT3(_i, SR_N4, CAT(_vectorize, SR_LS)))
+#define WLOADBG CAT4(coop_warp_load_guarded_, SR_TC, _w32, CAT3(_i, SR_N4, CAT(_direct, SR_LS)))
 #define WSCANSEG CAT4(coop_warp_exclusive_scan_custom_, SR_SEGOP, _srp, CAT(SR_TC, _w32))
 #ifndef SR_WRUN_MIN_BLOCKS
 #define SR_WRUN_MIN_BLOCKS 3 /* 80 registers (under 64 it spilled 24 bytes), 24 warps an SM */

@@ -253,11 +253,15 @@ def test_error_algorithm():
     with pytest.raises(ValueError) as e:
         coop.block.make_load(np.float32, T, I, "bogus")
     assert str(e.value) == ("algorithm='bogus' is not a block load algorithm (use 'direct', 'striped', "
-                            "'vectorize', 'transpose', 'warp_transpose', 'warp_transpose_ts', or "
-                            "warp_transpose_timesliced)")
+                            "'vectorize', 'transpose', 'warp_transpose', 'warp_transpose_ts', 'direct_cs', "
+                            "'striped_cs', 'vectorize_cs', 'transpose_cs', 'warp_transpose_cs', "
+                            "'warp_transpose_ts_cs', or warp_transpose_timesliced)")
     with pytest.raises(ValueError) as e:
         coop.block.make_load(np.float32, 48, I, "warp_transpose")
     assert str(e.value) == ("algorithm='warp_transpose' needs a thread count that is a multiple of 32, got 48")
+    with pytest.raises(ValueError) as e:
+        coop.block.make_load(np.float32, 48, I, "warp_transpose_cs")
+    assert str(e.value) == ("algorithm='warp_transpose_cs' needs a thread count that is a multiple of 32, got 48")
     with pytest.raises(ValueError) as e:
         coop.block.make_sum(np.float32, T, I, "fast")
     assert str(e.value).startswith("algorithm='fast' is not a block reduce algorithm (use 'raking', ")

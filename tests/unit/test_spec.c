@@ -52,7 +52,8 @@ Test(spec, unknown_algorithm)
 {
   expect_group(GROUP(.family = "block_load", .type = "f32", .threads = "128", .algorithm = "raking"), E,
                "--algorithm: unknown algorithm 'raking' for block_load (known: direct striped vectorize transpose "
-               "warp_transpose warp_transpose_ts)\n");
+               "warp_transpose warp_transpose_ts direct_cs striped_cs vectorize_cs transpose_cs warp_transpose_cs "
+               "warp_transpose_ts_cs)\n");
 }
 Test(spec, unknown_variant)
 {
@@ -504,6 +505,29 @@ Test(spec, warp_load_store_exchange)
   cr_assert_not_null(strstr(src, "extern \"C\" __device__ void coop_warp_exchange_scatter_to_striped_f64_w32_i2_smem("
                                  "const double *items_in, double *items_out, const int *ranks, void *temp)"), "%s", src);
   free(src);
+}
+
+Test(spec, load_cache_modifier)
+{
+  /* the loads' _cs algorithms: CUB's algorithm with its LOAD_CS modifier, by symbol and by group; stores have none */
+  cr_assert_eq(coop_gen_add_symbol(gen, "coop_warp_load_guarded_f32_w16_i4_striped_cs"), COOP_SUCCESS);
+  cr_assert_eq(coop_gen_add_symbol(gen, "coop_block_load_u8_t128_i3_warp_transpose_ts_cs"), COOP_SUCCESS);
+  coop_gen_group g = {.family = "block_load", .type = "f64", .threads = "64", .items = "2",
+                      .algorithm = "vectorize,vectorize_cs"};
+  cr_assert_eq(coop_gen_add_group(gen, &g), COOP_SUCCESS, "%s", coopt_gen_log(gen));
+  size_t n = 0;
+  coop_gen_get_symbol_count(gen, &n);
+  cr_assert_eq(n, 2 + 2 * 2); /* two symbols; two algorithms of two variants */
+  char *src = NULL;
+  cr_assert_eq(coop_gen_get_source(gen, &src), COOP_SUCCESS);
+  cr_assert_not_null(strstr(src, "coop::warp_load<float, 16, 4, cub::WARP_LOAD_STRIPED, cub::LOAD_CS>"), "%s", src);
+  cr_assert_not_null(strstr(src, "coop::block_load<cuda::std::uint8_t, 128, 1, 1, 3, "
+                                 "cub::BLOCK_LOAD_WARP_TRANSPOSE_TIMESLICED, cub::LOAD_CS>"), "%s", src);
+  cr_assert_not_null(strstr(src, "coop::block_load<double, 64, 1, 1, 2, cub::BLOCK_LOAD_VECTORIZE>;"), "%s", src);
+  cr_assert_not_null(strstr(src, "extern \"C\" __device__ void coop_block_load_guarded_f64_t64_i2_vectorize_cs("),
+                     "%s", src);
+  free(src);
+  cr_assert_eq(coop_gen_add_symbol(gen, "coop_block_store_f32_t128_i4_vectorize_cs"), COOP_ERROR_SPEC_INVALID);
 }
 
 Test(spec, warp_load_store_exchange_refusals)

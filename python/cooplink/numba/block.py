@@ -51,7 +51,10 @@ class BlockExchangeType(enum.IntEnum):
 _EXCHANGES = {t: re.sub(r"(?<!^)(?=[A-Z])", "_", t.name).lower() for t in BlockExchangeType}  # the ABI's names
 
 _ALGORITHMS = {
-    "block_load": ("direct", "striped", "vectorize", "transpose", "warp_transpose", "warp_transpose_ts"),
+    "block_load": ("direct", "striped", "vectorize", "transpose", "warp_transpose", "warp_transpose_ts",
+                   # the same, loading by ld.global.cs (CUB's LOAD_CS: streamed data, first out of L2)
+                   "direct_cs", "striped_cs", "vectorize_cs", "transpose_cs", "warp_transpose_cs",
+                   "warp_transpose_ts_cs"),
     "block_store": ("direct", "striped", "vectorize", "transpose", "warp_transpose", "warp_transpose_ts"),
     "block_reduce": ("raking", "raking_comm", "warp_reductions"),
     "block_scan": ("raking", "raking_memoize", "warp_scans"),
@@ -66,7 +69,7 @@ def _algorithm(family, algorithm, block):
                          f"{', or warp_transpose_timesliced' if 'warp_transpose_ts' in names else ''}"
                          f"{', or raking_commutative_only' if 'raking_comm' in names else ''})")
     threads = block[0] * block[1] * block[2]
-    if a in ("warp_transpose", "warp_transpose_ts") and threads % 32:
+    if a.removesuffix("_cs") in ("warp_transpose", "warp_transpose_ts") and threads % 32:
         raise ValueError(f"algorithm={algorithm!r} needs a thread count that is a multiple of 32, got {threads}")
     return a
 
