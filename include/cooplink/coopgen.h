@@ -56,7 +56,9 @@
  *              const T *b, T *out): out = a "minus" b, b the item before a (left) or after it (right))
  *   algorithm  block_load/block_store: direct striped vectorize transpose warp_transpose
  *              warp_transpose_ts (default direct); block_reduce: raking raking_comm warp_reductions
- *              (default warp_reductions); block_scan: raking raking_memoize warp_scans (default raking)
+ *              (default warp_reductions); block_scan: raking raking_memoize warp_scans (default raking);
+ *              block_load also each load algorithm with `_cs` (vectorize_cs, ...): loads by CUB's LOAD_CS
+ *              modifier (ld.cs: streamed data, first out of L2)
  *   variant    block_load/block_store: plain guarded; block_reduce: full partial (partial always has
  *              one item per thread, _i1); block_scan: exclusive inclusive exclusive_prefix
  *              inclusive_prefix; warp_reduce: full partial (valid lanes); warp_scan: exclusive
@@ -81,7 +83,8 @@
  *              numbers; variants init_composite composite; the histogram: bins unsigned int counters
  *   decoded    block_run_length_decode (required): decoded items a thread, 1..32 (symbols end in _d<n>); items:
  *              runs a thread; variants decode decode_offsets (a window from int from_offset; the total out)
- *   algorithm  (also) warp_load/warp_store: direct striped vectorize transpose (default direct);
+ *   algorithm  (also) warp_load/warp_store: direct striped vectorize transpose (default direct), warp_load
+ *              also each with `_cs` (as block_load's);
  *              warp_exchange: smem shuffle (default smem; shuffle: items == lanes, built-in types, no
  *              scatter); block_exchange: smem smem_ts (CUB's warp time slicing; default smem; smem_ts has no
  *              guarded or flagged scatter)

@@ -64,7 +64,7 @@ static const char *op_spelling(const kase *k, char *buf, size_t size)
   else snprintf(buf, size, "%s", OPS[k->op]);
   return buf;
 }
-static int warp_algo(int fam, int algo) { return fam <= FAM_STORE && algo >= 4; }
+static int warp_algo(int fam, int algo) { return fam <= FAM_STORE && base_algo(fam, algo) >= 4; }
 /* A block shape the case can take: whole warps for the warp-transpose algorithms; a power of two for the
  * merge sort; at most one warp or whole warps for the warp-striped exchanges (CUB's) */
 static int shape_ok(int fam, int var, int algo, const int sh[3])
@@ -764,7 +764,7 @@ static int run_case(coop__CUmodule mod, kase *k, int idx, int flag, int shape)
   for (int b = 0; b < GRID && ok && !warp && !is_block2_fam(k->fam); ++b) {
     const unsigned char *tile = in + (size_t)b * per_tile * es;
     if (k->fam == FAM_LOAD || k->fam == FAM_STORE) {
-      int striped = k->algo == 1;
+      int striped = base_algo(k->fam, k->algo) == 1;
       for (int th = 0; th < bt && ok; ++th)
         for (int i = 0; i < n && ok; ++i) {
           size_t lin = striped ? (size_t)i * bt + th : (size_t)th * n + i; /* tile offset of item i of thread th */

@@ -34,7 +34,7 @@ extern const char *const VARS[N_FAMS][8];
 extern const int PWARPS[6];
 extern const int N_VARS[N_FAMS];
 /* the warp families have no algorithm (CUB chooses): one nameless entry */
-extern const char *const ALGOS[N_FAMS][6];
+extern const char *const ALGOS[N_FAMS][12];
 extern const int N_ALGOS[N_FAMS];
 /* logical warps: every size CUB takes; the power-of-two ones use shuffles, the others shared memory */
 extern const int WARPS[];
@@ -45,6 +45,8 @@ static inline int is_warp_data_fam(int fam) { return fam >= FAM_WLOAD && fam <= 
 static inline int is_sort_fam(int fam) { return fam == FAM_WSORT || fam == FAM_BSORT; }
 /* the second wave's block families (suite_block2.c) */
 static inline int is_block2_fam(int fam) { return fam >= FAM_BEXCH; }
+/* The loads' algorithms are CUB's, then each again by its LOAD_CS modifier (`_cs`): the same layout */
+static inline int base_algo(int fam, int algo) { return fam == FAM_LOAD ? algo % 6 : fam == FAM_WLOAD ? algo % 4 : algo; }
 static inline int uses_op(int fam) { return fam == FAM_REDUCE || fam == FAM_SCAN || fam == FAM_WREDUCE || fam == FAM_WSCAN; }
 extern const int SHAPES[][3];
 #define N_SHAPES 10

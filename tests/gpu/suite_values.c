@@ -41,14 +41,15 @@ const char *const VARS[N_FAMS][8] = {{"plain", "guarded"}, {"plain", "guarded"},
                                       {"asc", "desc"}};
 const int N_VARS[N_FAMS] = {2, 2, 2, 4, 2, 2, 2, 2, 3, 4, 8, 4, 8, 7, 6, 8, 2, 2, 2};
 const int PWARPS[6] = {1, 2, 4, 8, 16, 32};
-const char *const ALGOS[N_FAMS][6] = {
-  {"direct", "striped", "vectorize", "transpose", "warp_transpose", "warp_transpose_ts"},
+const char *const ALGOS[N_FAMS][12] = {
+  {"direct", "striped", "vectorize", "transpose", "warp_transpose", "warp_transpose_ts", "direct_cs", "striped_cs",
+   "vectorize_cs", "transpose_cs", "warp_transpose_cs", "warp_transpose_ts_cs"},
   {"direct", "striped", "vectorize", "transpose", "warp_transpose", "warp_transpose_ts"},
   {"raking", "raking_comm", "warp_reductions"},
   {"raking", "raking_memoize", "warp_scans"},
   {""},
   {""},
-  {"direct", "striped", "vectorize", "transpose"},
+  {"direct", "striped", "vectorize", "transpose", "direct_cs", "striped_cs", "vectorize_cs", "transpose_cs"},
   {"direct", "striped", "vectorize", "transpose"},
   {"smem", "shuffle"},
   {"less", "greater", "custom"},
@@ -61,7 +62,7 @@ const char *const ALGOS[N_FAMS][6] = {
   {"sort", "atomic"},
   {""},
   {"r4", "r1", "r8"}};
-const int N_ALGOS[N_FAMS] = {6, 6, 3, 3, 1, 1, 4, 4, 2, 3, 2, 3, 3, 2, 1, 3, 2, 1, 3};
+const int N_ALGOS[N_FAMS] = {12, 6, 3, 3, 1, 1, 8, 4, 2, 3, 2, 3, 3, 2, 1, 3, 2, 1, 3};
 const int WARPS[] = {1, 2, 3, 4, 5, 7, 8, 12, 16, 31, 32};
 const int SHAPES[][3] = {{1, 1, 1},   {7, 1, 1},    {32, 1, 1},  {65, 1, 1}, {128, 1, 1},
                                 {256, 1, 1}, {1024, 1, 1}, {16, 16, 1}, {8, 4, 2},  {5, 3, 2}};

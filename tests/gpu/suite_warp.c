@@ -188,7 +188,7 @@ static int warp_data_check(const kase *k, const int dims[3], const unsigned char
   const size_t es = (size_t)TY[k->type].size;
   const int L = k->n, N = k->wi, per_hw = 32 / L, bt = dims[0] * dims[1] * dims[2];
   const int nw = (bt / 32) * per_hw + (bt % 32) / L;
-  const int striped = k->algo == 1;
+  const int striped = base_algo(k->fam, k->algo) == 1;
   if (k->fam == FAM_WSORT) return warp_sort_check(k, bt, nw, in, out, out2, aux, valid, msg, msize);
   for (int b = 0; b < GRID; ++b)
     for (int w = 0; w < nw; ++w) {
