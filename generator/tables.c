@@ -65,7 +65,7 @@ static const coop__algo load_algos[] = {
   {"transpose", "cub::BLOCK_LOAD_TRANSPOSE", 0},
   {"warp_transpose", "cub::BLOCK_LOAD_WARP_TRANSPOSE", 1},
   {"warp_transpose_ts", "cub::BLOCK_LOAD_WARP_TRANSPOSE_TIMESLICED", 1},
-  /* the same, loading by ld.global.cs (CUB's LOAD_CS: streamed data, first out of L2) */
+  /* the same, loading by CUB's LOAD_CS modifier (ld.cs: streamed data, first out of L2) */
   {"direct_cs", "cub::BLOCK_LOAD_DIRECT, cub::LOAD_CS", 0},
   {"striped_cs", "cub::BLOCK_LOAD_STRIPED, cub::LOAD_CS", 0},
   {"vectorize_cs", "cub::BLOCK_LOAD_VECTORIZE, cub::LOAD_CS", 0},

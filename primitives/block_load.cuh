@@ -1,5 +1,5 @@
 // cooplink primitives: BlockLoad (all six CUB algorithms), plain and guarded, with CUB's default loads or a
-// cache modifier (M: the `_cs` algorithms load by ld.global.cs, CUB's LOAD_CS, through its
+// cache modifier (M: the `_cs` algorithms load by ld.cs, CUB's LOAD_CS, through its
 // CacheModifiedInputIterator, which BlockLoad's vectorized algorithm still loads in vectors).
 #pragma once
 #include "common.cuh"

@@ -1,6 +1,6 @@
 // cooplink primitives: WarpLoad (CUB's four algorithms) over logical warps of L lanes (a power of two, as
 // CUB requires), plain and guarded. The tile is the logical warp's L * N items; temp is the calling
-// logical warp's slot. M: CUB's default loads or a cache modifier (the `_cs` algorithms: ld.global.cs, CUB's
+// logical warp's slot. M: CUB's default loads or a cache modifier (the `_cs` algorithms: ld.cs, CUB's
 // LOAD_CS, through its CacheModifiedInputIterator; the vectorized load with the modifier itself).
 #pragma once
 #include "common.cuh"

@@ -52,7 +52,7 @@ _EXCHANGES = {t: re.sub(r"(?<!^)(?=[A-Z])", "_", t.name).lower() for t in BlockE
 
 _ALGORITHMS = {
     "block_load": ("direct", "striped", "vectorize", "transpose", "warp_transpose", "warp_transpose_ts",
-                   # the same, loading by ld.global.cs (CUB's LOAD_CS: streamed data, first out of L2)
+                   # the same, loading by ld.cs (CUB's LOAD_CS: streamed data, first out of L2)
                    "direct_cs", "striped_cs", "vectorize_cs", "transpose_cs", "warp_transpose_cs",
                    "warp_transpose_ts_cs"),
     "block_store": ("direct", "striped", "vectorize", "transpose", "warp_transpose", "warp_transpose_ts"),

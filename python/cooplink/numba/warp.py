@@ -37,7 +37,7 @@ class WarpExchangeType(enum.IntEnum):
 
 
 _EXCHANGES = ("blocked_to_striped", "striped_to_blocked", "scatter_to_striped")
-_ALGORITHMS = {"warp_load": ("direct", "striped", "vectorize", "transpose",  # and each by ld.global.cs (CUB's LOAD_CS)
+_ALGORITHMS = {"warp_load": ("direct", "striped", "vectorize", "transpose",  # and each by ld.cs (CUB's LOAD_CS)
                               "direct_cs", "striped_cs", "vectorize_cs", "transpose_cs"),
                "warp_store": ("direct", "striped", "vectorize", "transpose"),
                "warp_exchange": ("smem", "shuffle")}
