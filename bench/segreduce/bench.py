@@ -15,8 +15,9 @@ them, so that a slow launch path (Numba's, the library function's checks) leaves
 the figure is the kernels' own time; the host's time to queue a launch is reported beside it (`host_ms`;
 a kernel slower than 8x the read ceiling and 5 ms: the faster of its first two runs, the first checked,
 marked untimed). Figures are medians over rounds; ratios are medians of per-round ratios. Bytes counted:
-input, offsets and output. The read ceiling (baselines.cu read_bw) is measured in every configuration's
-rounds, and each kernel's share is of the ceiling measured beside it.
+input, offsets and output. The read ceiling (baselines.cu read_bw and read_bw_cs, by ld.global.nc and by
+ld.global.cs: the faster) is measured in every configuration's rounds, and each kernel's share is of the
+ceiling measured beside it.
 
     python3 bench/segreduce/bench.py --gpubench .gpubench --out DIR [--rounds 5] [--types f32,f64,i32]
         [--lengths 32,128,...] [--ops sum,max] [--numba]

@@ -287,8 +287,8 @@ def main():
               f"- every kernel's output poisoned, then compared for equality with the float64/int64 host reference: "
               f"{sum(v.get('checked', 0) for c in res['configs'] for v in c['kernels'].values())} segment results "
               f"checked, {sum(v.get('wrong', 0) for c in res['configs'] for v in c['kernels'].values())} wrong",
-              "- bytes counted: input + offsets + output; share = GB/s over the read ceiling (baselines.cu read_bw) "
-              "measured beside it in the same configuration's rounds"]
+              "- bytes counted: input + offsets + output; share = GB/s over the read ceiling (baselines.cu read_bw, "
+              "and read_bw_cs in runs since 2026-12-07: the faster) measured beside it in the same configuration's rounds"]
     mended = [(f"{c['type']} {c['op']} {c['lengths']}", "an earlier run's" if t.get("earlier_run") else "none")
               for c in res["configs"] for t in [c["kernels"].get(TORCH, {})]
               if t.get("earlier_run") or "torch starting" in t.get("error", "")]
