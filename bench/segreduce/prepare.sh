@@ -117,8 +117,12 @@ variant f32 csef -Xnvrtc -DSR_EXPLORE_LDG=2 -Xnvrtc -DSR_BLOCK_MIN_BLOCKS=6 -Xnv
 variant f32 csstcs -Xnvrtc -DSR_EXPLORE_LDG=2 -Xnvrtc -DSR_BLOCK_MIN_BLOCKS=6 -Xnvrtc -DSR_EXPLORE_STORE=4
 # lcs: the same loads as cs, but cooplink's (kernels.cu SR_LOAD_CS: the loads' `_cs` algorithms, generator/tables.c),
 # so the kernels' code and registers are the default's; lcsel, lcsef, lcsst: with el's, ef's, stcs's writes. Measure:
-# `NO_CHECK=1 device.sh explore --rounds 3 --variants nost,lcs,lcsel,lcsef,lcsst --lengths 128,32,1024,random,heavy`.
+# `NO_CHECK=1 device.sh explore --rounds 3 --variants nost,lcs,lcsel,lcsef,lcsst --lengths 128,32,1024,random,heavy`;
+# float64's and int32's: `--types f64,i32 --variants lcs,lcsb6`.
 variant f32 lcs -Xnvrtc -DSR_LOAD_CS=1
+variant f64 lcs -Xnvrtc -DSR_LOAD_CS=1
+variant f64 lcsb6 -Xnvrtc -DSR_LOAD_CS=1 -Xnvrtc -DSR_BLOCK_MIN_BLOCKS=6  # (lcs: sr_block spills 8 bytes under 32 registers)
+variant i32 lcs -Xnvrtc -DSR_LOAD_CS=1
 variant f32 lcsel -Xnvrtc -DSR_LOAD_CS=1 -Xnvrtc -DSR_EXPLORE_STORE=2
 variant f32 lcsef -Xnvrtc -DSR_LOAD_CS=1 -Xnvrtc -DSR_EXPLORE_STORE=3
 variant f32 lcsst -Xnvrtc -DSR_LOAD_CS=1 -Xnvrtc -DSR_EXPLORE_STORE=4
