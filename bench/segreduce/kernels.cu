@@ -78,8 +78,9 @@
 #define SR_RUN_MIN_BLOCKS 1 /* sr_run: blocks an SM must hold (modules.sh: 4 for 4-byte types, 3 for 8-byte ones) */
 #endif
 
-/* SR_LOAD_CS 1: every load of the input by the loads' `_cs` algorithms (ld.cs, CUB's LOAD_CS: the input
- * first out of L2, so that the results written and the offsets stay there while it streams past) */
+/* SR_LOAD_CS 1: the input's tiles loaded by the loads' `_cs` algorithms (ld.cs, CUB's LOAD_CS: the input first
+ * out of L2, so that the results written and the offsets stay there while it streams past; a segment's unaligned
+ * head, less than a vector's items, stays a plain load) */
 #ifndef SR_LOAD_CS
 #define SR_LOAD_CS 0
 #endif
