@@ -13,8 +13,8 @@ timeout "${SCAN_S:-300}" bash bench/scan/run.sh --rounds 3 --skip-explore \
   > "$out/scan.log" 2>&1
 echo "== scan: rc $? in $((SECONDS - t0)) s"
 grep -E '^scan|wrong results' "$out/scan.log" | cut -c1-200
-t0=$SECONDS  # (sr_wrun against the plans at the short lengths, 2026-12-07; the loads by ld.global.cs and the results'
-# writes, 2026-12-08: prepare.sh's nost, cs, lcs and lcsel builds, each timed as the launcher's plan)
+t0=$SECONDS  # (sr_wrun against the plans at the short lengths, 2026-12-07; the input loaded with LOAD_CS and the results'
+# writes, thirteenth session: prepare.sh's nost, cs, lcs and lcsel builds, each timed as the launcher's plan)
 timeout "${EXPLORE_S:-150}" bash bench/segreduce/run.sh --rounds 3 --types f32 --ops sum --explore --builds cooplink \
   --variants nost,cs,lcs,lcsel --lengths 128,32,1024,random,heavy > "$out/explore.log" 2>&1
 echo "== explore: rc $? in $((SECONDS - t0)) s"
