@@ -2,34 +2,47 @@
 # On the GPU machine (device tool, carry .gpubench from bench/segreduce/prepare.sh): issue 10's figures in one
 # call under the tool's 10 minutes: the segmented scan of every type (the launcher's builds; the chain's explore
 # builds it passes over are left out), then the float32 segmented reduction (CUDA C kernels and baselines).
-#   bash bench/refresh.sh   -> $OUT/scan.json, $OUT/scan.log, $OUT/explore.{json,log} (f32 sum at short lengths:
-#                              sr_wrun, the plans, the variant builds), $OUT/segreduce.json, $OUT/segreduce.log
+#   bash bench/refresh.sh   -> $OUT/refresh.tgz: scan.{json,log}, explore*.{json,log} (the short-length builds of
+#                              prepare.sh, each type), segreduce.{json,log} (float32, every kernel and baseline)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 out=${OUT:-/tmp}
 nvidia-smi --query-gpu=name,clocks.sm,clocks.mem,temperature.gpu --format=csv,noheader
 t0=$SECONDS
-timeout "${SCAN_S:-300}" bash bench/scan/run.sh --rounds 3 --skip-explore \
-  > "$out/scan.log" 2>&1
-echo "== scan: rc $? in $((SECONDS - t0)) s"
-grep -E '^scan|wrong results' "$out/scan.log" | cut -c1-200
-t0=$SECONDS  # (sr_wrun against the plans at the short lengths, 2026-12-07; the input loaded with LOAD_CS and the results'
-# writes, thirteenth session: prepare.sh's nost, cs, lcs and lcsel builds, each timed as the launcher's plan)
+if [ "${SCAN_S:-300}" != 0 ]; then  # (SCAN_S=0: no scan stage)
+  timeout "${SCAN_S:-300}" bash bench/scan/run.sh --rounds 3 --skip-explore > "$out/scan.log" 2>&1
+  echo "== scan: rc $? in $((SECONDS - t0)) s"
+  grep -E '^scan|wrong results' "$out/scan.log" | cut -c1-200
+fi
+t0=$SECONDS  # (the input loaded by the loads' _cs algorithms, lcs, and the results written with an L2 policy: el
+# evict_last, ef evict_first, st st.global.cs; fourteenth session: prepare.sh's builds, each timed as the launcher's plan)
 timeout "${EXPLORE_S:-150}" bash bench/segreduce/run.sh --rounds 3 --types f32 --ops sum --explore --builds cooplink \
-  --variants nost,cs,lcs,lcsel --lengths 128,32,1024,random,heavy > "$out/explore.log" 2>&1
-echo "== explore: rc $? in $((SECONDS - t0)) s"
+  --variants "${EXPLORE_F32:-lcs,lcsel,lcsef,lcsst}" --lengths "${EXPLORE_LENGTHS:-128,32,1024,random,heavy,8192,65536,1M}" \
+  > "$out/explore.log" 2>&1
+echo "== explore f32: rc $? in $((SECONDS - t0)) s"
 cp "$out/segreduce.json" "$out/explore.json" 2>/dev/null
-python3 - "$out/explore.json" <<'PY' || true
-import json, sys  # each length: the launcher's plan and share, sr_wrun alone, the plan's kernel of each build
-for c in json.load(open(sys.argv[1]))["configs"]:
-    k = c["kernels"]
-    plan = k["cooplink adaptive"].get("plan", "?")
-    cols = [f"adaptive {k['cooplink adaptive'].get('share', 0):.3f}", f"wrun {k.get('cooplink wrun', {}).get('share', 0):.3f}"]
-    cols += [f"{lab.split('[')[1][:-1]} {r['share']:.3f}" for lab, r in k.items()
-             if lab.startswith(f"plan {plan} [") and "share" in r]
-    print(f"f32 sum {c['lengths']:>6} ({plan}): " + " | ".join(cols))
+for tv in ${EXPLORE_OTHER-f64:lcsb6,lcsb6el i32:lcs,lcsel}; do  # the other types' builds, type:variants
+  t0=$SECONDS
+  timeout "${EXPLORE_OTHER_S:-80}" bash bench/segreduce/run.sh --rounds 3 --types "${tv%%:*}" --ops sum --explore \
+    --builds cooplink --variants "${tv#*:}" --lengths "${EXPLORE_LENGTHS:-128,32,1024,random,heavy,8192,65536,1M}" \
+    > "$out/explore_${tv%%:*}.log" 2>&1
+  echo "== explore ${tv%%:*}: rc $? in $((SECONDS - t0)) s"
+  cp "$out/segreduce.json" "$out/explore_${tv%%:*}.json" 2>/dev/null
+done
+python3 - "$out"/explore*.json <<'PY' || true
+import json, sys  # each length: the launcher's plan and share, the plan's kernel of each build
+for f in sys.argv[1:]:
+    for c in json.load(open(f))["configs"]:
+        k = c["kernels"]
+        plan = k["cooplink adaptive"].get("plan", "?")
+        cols = [f"adaptive {k['cooplink adaptive'].get('share', 0):.3f}"]
+        cols += [f"{lab.split('[')[1][:-1]} {r['share']:.3f}" for lab, r in k.items()
+                 if lab.startswith(f"plan {plan} [") and "share" in r]
+        print(f"{c['type']} {c['op']} {c['lengths']:>6} ({plan}): " + " | ".join(cols))
 PY
 t0=$SECONDS
 timeout "${SEG_S:-240}" bash bench/segreduce/run.sh --rounds 3 --types f32 > "$out/segreduce.log" 2>&1
 echo "== segreduce: rc $? in $((SECONDS - t0)) s"
 grep -v -e '^  ' -e Warning "$out/segreduce.log" | cut -c1-200 | tail -20
+# the device tool brings back eight files at most: every log and JSON in one archive
+tar -C "$out" -czf "$out/refresh.tgz" --remove-files $(cd "$out" && ls -- *.log *.json 2>/dev/null)

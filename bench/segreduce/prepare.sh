@@ -126,6 +126,8 @@ variant i32 lcs -Xnvrtc -DSR_LOAD_CS=1
 variant f32 lcsel -Xnvrtc -DSR_LOAD_CS=1 -Xnvrtc -DSR_EXPLORE_STORE=2
 variant f32 lcsef -Xnvrtc -DSR_LOAD_CS=1 -Xnvrtc -DSR_EXPLORE_STORE=3
 variant f32 lcsst -Xnvrtc -DSR_LOAD_CS=1 -Xnvrtc -DSR_EXPLORE_STORE=4
+variant f64 lcsb6el -Xnvrtc -DSR_LOAD_CS=1 -Xnvrtc -DSR_BLOCK_MIN_BLOCKS=6 -Xnvrtc -DSR_EXPLORE_STORE=2
+variant i32 lcsel -Xnvrtc -DSR_LOAD_CS=1 -Xnvrtc -DSR_EXPLORE_STORE=2
 # (measured and gone: pf1, pf2 (kernels.cu SR_L2PF, the next tiles asked of L2 by a bulk prefetch: worse at every
 # length, H100, 2026-12-07; commit cd4fb52); unaligned, SR_ASSUME_ALIGNED 0; noround, SR_ROUND 0; help, kernels.cu SR_HELP in the
 # history; chunk64k, chunk128k, chunk512k and chunk1024k, the tail's chunks of BM_CHUNK_BYTES, for which bench.py
