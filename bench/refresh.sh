@@ -14,14 +14,14 @@ if [ "${SCAN_S:-300}" != 0 ]; then  # (SCAN_S=0: no scan stage)
   echo "== scan: rc $? in $((SECONDS - t0)) s"
   grep -E '^scan|wrong results' "$out/scan.log" | cut -c1-200
 fi
-t0=$SECONDS  # (the input loaded by the loads' _cs algorithms, lcs, and the results written with an L2 policy: el
-# evict_last, ef evict_first, st st.global.cs; fourteenth session: prepare.sh's builds, each timed as the launcher's plan)
+t0=$SECONDS  # (the kernels against their plain loads, plain, and the results written with an L2 policy, el evict_last,
+# ef evict_first, or by st.global.cs, st: prepare.sh's builds, each timed as the launcher's plan; fourteenth session)
 timeout "${EXPLORE_S:-150}" bash bench/segreduce/run.sh --rounds 3 --types f32 --ops sum --explore --builds cooplink \
-  --variants "${EXPLORE_F32:-lcs,lcsel,lcsef,lcsst}" --lengths "${EXPLORE_LENGTHS:-128,32,1024,random,heavy,8192,65536,1M}" \
+  --variants "${EXPLORE_F32:-plain,el,ef,st}" --lengths "${EXPLORE_LENGTHS:-128,32,1024,random,heavy,8192,65536,1M}" \
   > "$out/explore.log" 2>&1
 echo "== explore f32: rc $? in $((SECONDS - t0)) s"
 cp "$out/segreduce.json" "$out/explore.json" 2>/dev/null
-for tv in ${EXPLORE_OTHER-f64:lcsb6,lcsb6el i32:lcs,lcsel}; do  # the other types' builds, type:variants
+for tv in ${EXPLORE_OTHER-f64:plain,el i32:plain,el}; do  # the other types' builds, type:variants
   t0=$SECONDS
   timeout "${EXPLORE_OTHER_S:-80}" bash bench/segreduce/run.sh --rounds 3 --types "${tv%%:*}" --ops sum --explore \
     --builds cooplink --variants "${tv#*:}" --lengths "${EXPLORE_LENGTHS:-128,32,1024,random,heavy,8192,65536,1M}" \

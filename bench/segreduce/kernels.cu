@@ -78,11 +78,15 @@
 #define SR_RUN_MIN_BLOCKS 1 /* sr_run: blocks an SM must hold (modules.sh: 4 for 4-byte types, 3 for 8-byte ones) */
 #endif
 
-/* SR_LOAD_CS 1: the input's tiles loaded by the loads' `_cs` algorithms (ld.cs, CUB's LOAD_CS: the input first
- * out of L2, so that the results written and the offsets stay there while it streams past; a segment's unaligned
- * head, less than a vector's items, stays a plain load) */
+/* SR_LOAD_CS 1 (the default): the input's tiles loaded by the loads' `_cs` algorithms (ld.cs, CUB's LOAD_CS: the
+ * input first out of L2, so that the results written and the offsets stay there while it streams past; a
+ * segment's unaligned head, less than a vector's items, stays a plain load). The results' writes are what held the
+ * short segments down (2026-12-07, H100, f32 sum, the launcher's plan, share of the read ceiling: without them
+ * 0.99 at 32 and 128 items); against plain loads (0, prepare.sh's `plain` builds; H100, two runs,
+ * bench/results/segreduce/s38_*, s39_*): 128 items 0.935 -> 0.955, 1024 0.968 -> 0.979, random 0.951 -> 0.961,
+ * 32 0.894 -> 0.902; float64 128 0.933 -> 0.945 (its sr_block then needs SR_BLOCK_MIN_BLOCKS 6: modules.sh) */
 #ifndef SR_LOAD_CS
-#define SR_LOAD_CS 0
+#define SR_LOAD_CS 1
 #endif
 #if SR_LOAD_CS
 #define SR_LS _cs
@@ -109,11 +113,7 @@ __device__ __forceinline__ void sr_ldg_vec(const SR_T *p, int i, SR_T *x)
     int4 v;
     SR_T t[SR_N];
   } u;
-#if SR_EXPLORE_LDG == 2 /* (prepare.sh `cs`: ld.global.cs, CUB's LOAD_CS: streamed, first out of L2) */
-  u.v = __ldcs(reinterpret_cast<const int4 *>(p) + i);
-#else
   u.v = __ldg(reinterpret_cast<const int4 *>(p) + i);
-#endif
 #pragma unroll
   for (int j = 0; j < SR_N; ++j) x[j] = u.t[j];
 }
@@ -129,7 +129,7 @@ template <int L> __device__ __forceinline__ void sr_ldg_warp(const SR_T *p, SR_T
  * results' writes cost where segments are short (a result every 128 B at 32 items; the read ceiling writes none):
  * SR_EXPLORE_STORE 1 (`nost`) writes none (a result only if it equals a value the data never give: wrong results,
  * a bound, not a kernel); 2 (`el`) writes with an L2 evict_last policy, so that the results stay in L2 while the
- * input streams past; 3 (`ef`) with evict_first, so that they leave it soon, in the order written; 4 (`stcs`) by
+ * input streams past; 3 (`ef`) with evict_first, so that they leave it soon, in the order written; 4 (`st`) by
  * st.global.cs. */
 #ifndef SR_EXPLORE_STORE
 #define SR_EXPLORE_STORE 0

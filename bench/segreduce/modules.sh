@@ -106,7 +106,7 @@ bm_reduce() {  # bm_reduce TC CT N LOWEST OP CATALOG DIR [DEFS...: more -Xnvrtc 
   [ "$op" = sum ] && id="(($ct)0)" || id="$lowest"
   up=$(echo "${op}_${tc}" | tr a-z A-Z)
   bm_symbols "$tc" "$n" | grep -E "_${op}_${tc}_|_sr${op}${tc}_|load_(guarded_)?${tc}_(w[0-9]+|t256)_i(${n}|$((n * 4))_vec)|load_guarded_${tc}_w32_i$((n * 4))_direct" |
-    { [[ " $* " == *" -DSR_LOAD_CS=1 "* ]] && cat || grep -v '_cs$'; } | sort -u > "$d/symbols.txt"
+    { [[ " $* " == *" -DSR_LOAD_CS=0 "* ]] && grep -v '_cs$' || cat; } | sort -u > "$d/symbols.txt"
   local tcu
   tcu=$(echo "$tc" | tr a-z A-Z)
   local defs=(-Xnvrtc "-DSR_T=$ct" -Xnvrtc "-DSR_TC=$tc" -Xnvrtc "-DSR_TCU=$tcu" -Xnvrtc "-DSR_TC_$tcu"
@@ -114,6 +114,9 @@ bm_reduce() {  # bm_reduce TC CT N LOWEST OP CATALOG DIR [DEFS...: more -Xnvrtc 
               -Xnvrtc "-DSR_ID=$id" -Xnvrtc "-DSR_CHUNK=$((${BM_CHUNK_BYTES:-262144} / (n == 2 ? 8 : 4)))"
               -Xnvrtc "-DSR_WARP_MIN_BLOCKS=$((n == 2 ? 6 : 8))" -Xnvrtc "-DSR_RUN_MIN_BLOCKS=$((n == 2 ? 3 : 4))"
               -Xnvrtc "-DSR_WRUN_MIN_BLOCKS=$((n == 2 ? 2 : 3))")  # (sr_wrun: float64 spilled 24-48 bytes under 3)
+  # sr_block's bound: 6 blocks an SM for 8-byte types (their ld.cs tiles spilled 8 bytes under 8's 32 registers;
+  # 40 registers, no stack), unless the build sets its own
+  [[ " $* " == *" -DSR_BLOCK_MIN_BLOCKS="* ]] || defs+=(-Xnvrtc "-DSR_BLOCK_MIN_BLOCKS=$((n == 2 ? 6 : 8))")
   defs+=(-Xnvrtc "-DBRED_TEMP_BYTES=COOP_BLOCK_REDUCE_${up}_T256_I1_WARP_REDUCTIONS_TEMP_BYTES" "$@")
   if [ "$n" = 2 ]; then  # sr_run's segmented scan (bm_symbols)
     defs+=(-Xnvrtc -DSR_RUN_SCAN=raking -Xnvrtc -DSR_RUN_SCANU=RAKING)

@@ -88,47 +88,24 @@ variant() {
   echo "prepare.sh: variant $name: no type $tc in BM_TYPES (bench/segreduce/modules.sh)" >&2
   exit 1
 }
-# b6: float64's sr_block bounded to 6 blocks an SM (40 registers) instead of 8 (32): under 32 its loop keeps two
-# of its four tiles in flight, then the other two (two round trips a 16 KB step; float32 keeps all four), and the
-# block plan is 0.984-0.996x CUB at 8192, 65536 and random lengths for float64 (H200, seventh session). Measure:
-# `NO_CHECK=1 device.sh explore --rounds 3 --types f64 --variants b6 --lengths 8192,65536,random` ("plan block
-# ... [b6]" against "adaptive").
-variant f64 b6 -Xnvrtc -DSR_BLOCK_MIN_BLOCKS=6
-# float32's b6 (sr_block keeps its four tiles in flight under 32 registers already: what 6 blocks an SM alone
-# change) and ldg: kernels.cu SR_EXPLORE_LDG, the full tiles by ld.global.nc as CUB's kernel loads them, with b6's
-# bound (under 32 registers its sr_block spilled in 2026-12-05's ldg build, so that run's block figures told
-# nothing; with 40 one word, stored once before its loop and read once a segment; the 32-register warp kernels
-# spill under it: its 32-item figures tell nothing). Measure: `NO_CHECK=1 device.sh explore --rounds 3 --variants
-# b6,ldg --lengths 8192,65536,1M,random,128`.
-variant f32 b6 -Xnvrtc -DSR_BLOCK_MIN_BLOCKS=6
+# plain: every load without LOAD_CS (kernels.cu SR_LOAD_CS 0: the kernels before 2026-12-07, float64's sr_block
+# bounded to 8 blocks an SM as then); ldg: the full tiles by ld.global.nc as CUB's kernel loads them (kernels.cu
+# SR_EXPLORE_LDG; b6's bound: under 32 registers its sr_block spilled); what the results' writes cost where
+# segments are short (kernels.cu sr_store; the read ceiling writes none): nost writes none (wrong results: a bound,
+# not a kernel), el writes them with an L2 evict_last policy, ef evict_first, st by st.global.cs. Measure:
+# bench/refresh.sh's explore stage (`bench/segreduce/run.sh --rounds 3 --explore --builds cooplink --variants
+# plain,el,ef,st`: "plan ... [el]" against "adaptive").
+for tc in f32 f64 i32; do
+  variant "$tc" plain -Xnvrtc -DSR_LOAD_CS=0 $([ "$tc" = f64 ] && echo -Xnvrtc -DSR_BLOCK_MIN_BLOCKS=8)
+  variant "$tc" el -Xnvrtc -DSR_EXPLORE_STORE=2
+done
 variant f32 ldg -Xnvrtc -DSR_EXPLORE_LDG=1 -Xnvrtc -DSR_BLOCK_MIN_BLOCKS=6
-# What the results' writes cost where segments are short (the read ceiling writes none; kernels.cu sr_store): nost
-# writes none (wrong results: a bound), el writes them with an L2 evict_last policy, ef evict_first, stcs by
-# st.global.cs; cs loads the full tiles by
-# ld.global.cs (CUB's LOAD_CS: the input first out of L2, ldg's bound), csel, csef, csstcs both. Measure: `NO_CHECK=1 device.sh
-# explore --rounds 3 --variants nost,el,cs,csel --lengths 32,128,1024,random,heavy`.
 variant f32 nost -Xnvrtc -DSR_EXPLORE_STORE=1
-variant f32 el -Xnvrtc -DSR_EXPLORE_STORE=2
-variant f32 cs -Xnvrtc -DSR_EXPLORE_LDG=2 -Xnvrtc -DSR_BLOCK_MIN_BLOCKS=6
-variant f32 csel -Xnvrtc -DSR_EXPLORE_LDG=2 -Xnvrtc -DSR_BLOCK_MIN_BLOCKS=6 -Xnvrtc -DSR_EXPLORE_STORE=2
 variant f32 ef -Xnvrtc -DSR_EXPLORE_STORE=3
-variant f32 stcs -Xnvrtc -DSR_EXPLORE_STORE=4
-variant f32 csef -Xnvrtc -DSR_EXPLORE_LDG=2 -Xnvrtc -DSR_BLOCK_MIN_BLOCKS=6 -Xnvrtc -DSR_EXPLORE_STORE=3
-variant f32 csstcs -Xnvrtc -DSR_EXPLORE_LDG=2 -Xnvrtc -DSR_BLOCK_MIN_BLOCKS=6 -Xnvrtc -DSR_EXPLORE_STORE=4
-# lcs: the same loads as cs, but cooplink's (kernels.cu SR_LOAD_CS: the loads' `_cs` algorithms, generator/tables.c),
-# so the kernels' code and registers are the default's; lcsel, lcsef, lcsst: with el's, ef's, stcs's writes. Measure:
-# `NO_CHECK=1 device.sh explore --rounds 3 --variants nost,lcs,lcsel,lcsef,lcsst --lengths 128,32,1024,random,heavy`;
-# float64's and int32's: `--types f64,i32 --variants lcs,lcsb6`.
-variant f32 lcs -Xnvrtc -DSR_LOAD_CS=1
-variant f64 lcs -Xnvrtc -DSR_LOAD_CS=1
-variant f64 lcsb6 -Xnvrtc -DSR_LOAD_CS=1 -Xnvrtc -DSR_BLOCK_MIN_BLOCKS=6  # (lcs: sr_block spills 8 bytes under 32 registers)
-variant i32 lcs -Xnvrtc -DSR_LOAD_CS=1
-variant f32 lcsel -Xnvrtc -DSR_LOAD_CS=1 -Xnvrtc -DSR_EXPLORE_STORE=2
-variant f32 lcsef -Xnvrtc -DSR_LOAD_CS=1 -Xnvrtc -DSR_EXPLORE_STORE=3
-variant f32 lcsst -Xnvrtc -DSR_LOAD_CS=1 -Xnvrtc -DSR_EXPLORE_STORE=4
-variant f64 lcsb6el -Xnvrtc -DSR_LOAD_CS=1 -Xnvrtc -DSR_BLOCK_MIN_BLOCKS=6 -Xnvrtc -DSR_EXPLORE_STORE=2
-variant i32 lcsel -Xnvrtc -DSR_LOAD_CS=1 -Xnvrtc -DSR_EXPLORE_STORE=2
-# (measured and gone: pf1, pf2 (kernels.cu SR_L2PF, the next tiles asked of L2 by a bulk prefetch: worse at every
+variant f32 st -Xnvrtc -DSR_EXPLORE_STORE=4
+# (measured and gone: b6, float64's sr_block bounded to 6 blocks an SM (modules.sh's bound for 8-byte types now);
+# cs, csel, csef, csstcs (the explore's own ld.global.cs: lcs, cooplink's `_cs` loads, matched it and is the default);
+# pf1, pf2 (kernels.cu SR_L2PF, the next tiles asked of L2 by a bulk prefetch: worse at every
 # length, H100, 2026-12-07; commit cd4fb52); unaligned, SR_ASSUME_ALIGNED 0; noround, SR_ROUND 0; help, kernels.cu SR_HELP in the
 # history; chunk64k, chunk128k, chunk512k and chunk1024k, the tail's chunks of BM_CHUNK_BYTES, for which bench.py
 # gives the build a queue of its own: every size but 256 KB measured worse: bench/README.md, 2026-12-06, sessions

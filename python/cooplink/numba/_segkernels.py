@@ -11,6 +11,7 @@ from . import _segplan
 
 THREADS = _segplan.THREADS
 SEGS = _segplan.SEGS_IN_FLIGHT  # (written out in the warp kernel: two)
+CS = "_cs"  # the input's tiles loaded by ld.cs (the loads' _cs algorithms, CUB's LOAD_CS; kernels.cu SR_LOAD_CS)
 
 
 def _at_intrinsic(align=0, offset=False):
@@ -113,8 +114,8 @@ def kernel(dtype, op, name, min_blocks=None):
     if _bounded(name):
         # (1- and 2-byte types hold 16 or 8 items a vector, each in its own register: fewer warps)
         min_blocks = min_blocks or {1: 3, 2: 4, 4: 8, 8: 6}[dtype.itemsize]
-    elif name == "sr_block":  # (kernels.cu SR_BLOCK_MIN_BLOCKS: 32 registers; its tail's part of the offsets took 34)
-        min_blocks = min_blocks or 8
+    elif name == "sr_block":  # (kernels.cu SR_BLOCK_MIN_BLOCKS: 32 registers; its tail's part of the offsets took 34;
+        min_blocks = min_blocks or (6 if dtype.itemsize == 8 else 8)  # 8-byte items' ld.cs tiles spilled under 32)
     elif name == "sr_run" and dtype.itemsize == 4:  # (kernels.cu SR_RUN_MIN_BLOCKS for 4-byte types: 64 registers,
         min_blocks = min_blocks or 4  # 8 bytes of spill before the loop, 16 without the bound; float16's 32 items
         # a thread spilled 40 bytes under it, and float64's is kept as measured: no bound)
@@ -307,8 +308,8 @@ def _kernel(dtype, op, name, min_blocks):
             return acc
         return f
 
-    bload = block.make_load(dtype, THREADS, vec, "vectorize")
-    bloadg = block.make_load(dtype, THREADS, vec, "striped")
+    bload = block.make_load(dtype, THREADS, vec, "vectorize" + CS)
+    bloadg = block.make_load(dtype, THREADS, vec, "striped" + CS)
     bred = block.make_sum(dtype, THREADS) if is_sum else block.make_reduce(dtype, THREADS, op)
     brange = range_reduce(bload, bloadg, btile, tiles_in_flight(name), THREADS)
 
@@ -552,8 +553,8 @@ def _kernel(dtype, op, name, min_blocks):
     assert T in (1, 4)
     L = int(name[len("sr_warp"):].rstrip("ut"))
     log2_l = L.bit_length() - 1
-    wload = warp.make_load(dtype, vec, L, "vectorize")
-    wloadg = warp.make_load(dtype, vec, L, "striped")
+    wload = warp.make_load(dtype, vec, L, "vectorize" + CS)
+    wloadg = warp.make_load(dtype, vec, L, "striped" + CS)
     wred = warp.make_sum(dtype, L) if is_sum else warp.make_reduce(dtype, op, L)
     tile = L * vec
     # (sr_warp<L>u: two rounds an iteration; sr_warp<L>t's means leave it a round or less after its first
@@ -688,8 +689,8 @@ def _run_kernel(dtype, op, nb, vec, ident, opf, at, bload, brange, bred, start, 
     # (raking for 8-byte items: fewer registers, three blocks an SM; kernels.cu SR_RUN_SCAN)
     bscan = block.make_exclusive_scan(pair, THREADS, segop, 1, initial_value=(identity(dtype, op).item(), 0),
                                       algorithm="raking" if dtype.itemsize == 8 else "warp_scans")
-    bload4 = block.make_load(dtype, THREADS, ipt4, "vectorize")
-    bloadgd = block.make_load(dtype, THREADS, vec, "direct")
+    bload4 = block.make_load(dtype, THREADS, ipt4, "vectorize" + CS)
+    bloadgd = block.make_load(dtype, THREADS, vec, "direct" + CS)
 
     def make_tile(IPT):
         @cuda.jit(device=True, inline="always")
