@@ -137,7 +137,11 @@ def test_kernels_link_inlined(device_functions_without_gpu, dtype, op, name):
     if name[-1] in "ut":  # the 64-register kernels: a round's tiles addressed from one base, as kernels.cu's
         # pointer arithmetic gives (each tile's own 64-bit address computation before 2026-12-06)
         tile = int(re.search(r"sr_warp(\d+)", name).group(1)) * 16
-        offsets = set(re.findall(r"ld\.global\.v\d\.\w+\s+\{[^}]*\}, \[%rd\d+\+(\d+)\]", ptx))
+        # (the tiles' loads: ld.global, each offset in its address; or ld.cs, the _cs algorithms' CUB LOAD_CS,
+        # _segkernels.CS: inline PTX whose address is a register, each the base plus the offset by an add.s64)
+        adds = dict(re.findall(r"add\.s64\s+(%rd\d+), %rd\d+, (\d+);", ptx))
+        offsets = {off or adds.get(reg) for reg, off in
+                   re.findall(r"ld\.(?:global\.)?(?:cs\.)?v\d\.\w+\s+\{[^}]*\}, \[(%rd\d+)(?:\+(\d+))?\]", ptx)}
         assert {str(tile), str(2 * tile), str(3 * tile)} <= offsets, offsets
         if name.endswith("u"):  # and two rounds an iteration, eight tiles in flight (NVVM unrolls kernels.cu's
             # loop so; Numba's stayed rolled, four, before 2026-12-06: Numba / CUDA C 1.039 at random lengths)
