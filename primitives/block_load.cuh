@@ -14,23 +14,11 @@ struct block_load
   using cub_t  = cub::BlockLoad<T, BX, N, A, BY, BZ>;
   using temp_t = typename cub_t::TempStorage;
 
-  static __device__ __forceinline__ auto source(const T* src)
-  {
-    if constexpr (M == cub::LOAD_DEFAULT)
-    {
-      return src;
-    }
-    else
-    {
-      return cub::CacheModifiedInputIterator<M, T>(src);
-    }
-  }
-
   static __device__ __forceinline__ void load(const T* src, T* items, void* temp)
   {
     T local[N];
     temp_binding<temp_t> t(temp);
-    cub_t(t.get()).Load(source(src), local);
+    cub_t(t.get()).Load(load_source<M>(src), local);
     copy_out(items, local);
   }
 
@@ -38,7 +26,7 @@ struct block_load
   {
     T local[N];
     temp_binding<temp_t> t(temp);
-    cub_t(t.get()).Load(source(src), local, valid, *oob);
+    cub_t(t.get()).Load(load_source<M>(src), local, valid, *oob);
     copy_out(items, local);
   }
 };

@@ -1,6 +1,7 @@
 // cooplink primitives: what every family shares. Compiled by NVRTC inside the generator's TU only.
 #pragma once
 
+#include <cub/iterator/cache_modified_input_iterator.cuh>
 #include <cub/util_ptx.cuh>
 #include <cub/util_type.cuh>
 #include <cuda/functional>
@@ -129,6 +130,22 @@ using cmp_greater = ::cuda::std::greater<>;
 using flag_ne  = ::cuda::std::not_equal_to<>;
 using flag_eq  = ::cuda::std::equal_to<>;
 using diff_sub = ::cuda::std::minus<>;
+
+// What the load families read from: the pointer itself for CUB's default loads, else CUB's
+// CacheModifiedInputIterator with the modifier (the `_cs` algorithms: LOAD_CS, ld.cs), which BlockLoad's and
+// WarpLoad's vectorized algorithms still load in vectors.
+template <cub::CacheLoadModifier M, class T>
+__device__ __forceinline__ auto load_source(const T* src)
+{
+  if constexpr (M == cub::LOAD_DEFAULT)
+  {
+    return src;
+  }
+  else
+  {
+    return cub::CacheModifiedInputIterator<M, T>(src);
+  }
+}
 
 template <class T, int N>
 __device__ __forceinline__ void copy_in(T (&dst)[N], const T* src)

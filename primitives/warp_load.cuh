@@ -14,18 +14,6 @@ struct warp_load
   using cub_t  = cub::WarpLoad<T, N, A, L>;
   using temp_t = typename cub_t::TempStorage;
 
-  static __device__ __forceinline__ auto source(const T* src)
-  {
-    if constexpr (M == cub::LOAD_DEFAULT)
-    {
-      return src;
-    }
-    else
-    {
-      return cub::CacheModifiedInputIterator<M, T>(src);
-    }
-  }
-
   static __device__ __forceinline__ void load(const T* src, T* items, void* temp)
   {
     T local[N];
@@ -43,7 +31,7 @@ struct warp_load
     }
     else
     {
-      cub_t(t.get()).Load(source(src), local);
+      cub_t(t.get()).Load(load_source<M>(src), local);
     }
     copy_out(items, local);
   }
@@ -52,7 +40,7 @@ struct warp_load
   {
     T local[N];
     temp_binding<temp_t> t(temp);
-    cub_t(t.get()).Load(source(src), local, valid, *oob);
+    cub_t(t.get()).Load(load_source<M>(src), local, valid, *oob);
     copy_out(items, local);
   }
 };
