@@ -2,8 +2,9 @@
 # On the GPU machine (device tool, carry .gpubench from bench/segreduce/prepare.sh): issue 10's figures in one
 # call under the tool's 10 minutes: the segmented scan of every type (the launcher's builds; the chain's explore
 # builds it passes over are left out), then the float32 segmented reduction (CUDA C kernels and baselines).
-#   bash bench/refresh.sh   -> $OUT/refresh.tgz: scan.{json,log}, explore*.{json,log} (the short-length builds of
-#                              prepare.sh, each type), segreduce.{json,log} (float32, every kernel and baseline)
+#   bash bench/refresh.sh   -> $OUT/refresh.tgz: scan.{json,log}, explore_{warm,cold}.{json,log} (prepare.sh's
+#                              float32 builds, L2 warm and cold), explore_<type>.{json,log} (the other types'),
+#                              segreduce.{json,log} (float32, every kernel and baseline; SEG_L2=cold: L2 flushed)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 out=${OUT:-/tmp}
@@ -14,13 +15,18 @@ if [ "${SCAN_S:-300}" != 0 ]; then  # (SCAN_S=0: no scan stage)
   echo "== scan: rc $? in $((SECONDS - t0)) s"
   grep -E '^scan|wrong results' "$out/scan.log" | cut -c1-200
 fi
-t0=$SECONDS  # (the kernels against their plain loads, plain, and the results written with an L2 policy, el evict_last,
-# ef evict_first, or by st.global.cs, st: prepare.sh's builds, each timed as the launcher's plan; fourteenth session)
-timeout "${EXPLORE_S:-150}" bash bench/segreduce/run.sh --rounds 3 --types f32 --ops sum --explore --builds cooplink \
-  --variants "${EXPLORE_F32:-plain,el,ef,st}" --lengths "${EXPLORE_LENGTHS:-128,32,1024,random,heavy,8192,65536,1M}" \
-  > "$out/explore.log" 2>&1
-echo "== explore f32: rc $? in $((SECONDS - t0)) s"
-cp "$out/segreduce.json" "$out/explore.json" 2>/dev/null
+# (the kernels against their plain loads, plain, and the results written with an L2 policy, el evict_last,
+# ef evict_first, or by st.global.cs, st: prepare.sh's builds, each timed as the launcher's plan; fourteenth session;
+# each timed warm, launches back to back, and cold, each after an L2 flush (bench.py --l2): back to back, the ld.cs
+# builds keep their offsets and results in L2 from one launch to the next, which a single call does not find)
+for l2 in ${EXPLORE_L2:-warm cold}; do
+  t0=$SECONDS
+  timeout "${EXPLORE_S:-150}" bash bench/segreduce/run.sh --rounds 3 --types f32 --ops sum --explore --builds cooplink \
+    --variants "${EXPLORE_F32:-plain,el,ef,st}" --lengths "${EXPLORE_LENGTHS:-128,32,1024,random,heavy,8192,65536,1M}" \
+    --l2 "$l2" > "$out/explore_$l2.log" 2>&1
+  echo "== explore f32, L2 $l2: rc $? in $((SECONDS - t0)) s"
+  cp "$out/segreduce.json" "$out/explore_$l2.json" 2>/dev/null
+done
 for tv in ${EXPLORE_OTHER-f64:plain,el i32:plain,el}; do  # the other types' builds, type:variants
   t0=$SECONDS
   timeout "${EXPLORE_OTHER_S:-80}" bash bench/segreduce/run.sh --rounds 3 --types "${tv%%:*}" --ops sum --explore \
@@ -32,6 +38,7 @@ done
 python3 - "$out"/explore*.json <<'PY' || true
 import json, sys  # each length: the launcher's plan and share, the plan's kernel of each build
 for f in sys.argv[1:]:
+    print(f)
     for c in json.load(open(f))["configs"]:
         k = c["kernels"]
         plan = k["cooplink adaptive"].get("plan", "?")
@@ -41,7 +48,7 @@ for f in sys.argv[1:]:
         print(f"{c['type']} {c['op']} {c['lengths']:>6} ({plan}): " + " | ".join(cols))
 PY
 t0=$SECONDS
-timeout "${SEG_S:-240}" bash bench/segreduce/run.sh --rounds 3 --types f32 > "$out/segreduce.log" 2>&1
+timeout "${SEG_S:-240}" bash bench/segreduce/run.sh --rounds 3 --types f32 --l2 "${SEG_L2:-warm}" > "$out/segreduce.log" 2>&1
 echo "== segreduce: rc $? in $((SECONDS - t0)) s"
 grep -v -e '^  ' -e Warning "$out/segreduce.log" | cut -c1-200 | tail -20
 # the device tool brings back eight files at most: every log and JSON in one archive

@@ -24,7 +24,7 @@ import time
 import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "segreduce"))
-from bench import THREADS, TYPES, Runner, gpu_facts, lengths_for, make_input  # noqa: E402
+from bench import THREADS, TYPES, Runner, add_l2_argument, gpu_facts, lengths_for, make_input  # noqa: E402
 
 LENGTHS = ["128", "1024", "4096", "65536", "1M", "random"]
 # the builds beside the default (one tile of two 16-byte vectors a thread in flight a block): .gpubench/scan-<type>-<v>,
@@ -245,7 +245,9 @@ def main():
                     "(e.g. 'chain scan .' for the chain's explore builds)")
     ap.add_argument("--skip-explore", action="store_true",
                     help="leave out the chain's explore builds the launcher passes over (explore_skip)")
+    add_l2_argument(ap)
     args = ap.parse_args()
+    Runner.l2 = args.l2
     if args.skip_explore:
         args.skip = explore_skip() + (f"|{args.skip}" if args.skip else "")
     if args.report:
@@ -256,7 +258,7 @@ def main():
     import cupy as cp
     facts = gpu_facts(cp)
     cub = ctypes.CDLL(os.path.join(args.gpubench, "cub_baselines.so"))
-    results = {"command": " ".join(sys.argv), "gpu_before": facts, "configs": []}
+    results = {"command": " ".join(sys.argv), "gpu_before": facts, "configs": [], "l2": args.l2}
     rng = np.random.default_rng(20261202)
     t0 = time.time()
     for tc in args.types.split(","):

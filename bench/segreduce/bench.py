@@ -14,13 +14,17 @@ behind a kernel that holds the stream (a spin on the GPU's timer) for longer tha
 them, so that a slow launch path (Numba's, the library function's checks) leaves the GPU no idle gap and
 the figure is the kernels' own time; the host's time to queue a launch is reported beside it (`host_ms`;
 a kernel slower than 8x the read ceiling and 5 ms: the faster of its first two runs, the first checked,
-marked untimed). Figures are medians over rounds; ratios are medians of per-round ratios. Bytes counted:
+marked untimed). With `--l2 cold` each launch is instead timed alone between its own events, after an L2
+flush (Runner.flush_l2): back to back, a launch finds in L2 what the one before left there, its offsets and
+results where they fit (16 MiB at 128 items a segment: a kernel whose loads stream past L2, by ld.cs, keeps them
+there from launch to launch, and its results' dirty lines are never written back within the timed runs); cold,
+none is left. Figures are medians over rounds; ratios are medians of per-round ratios. Bytes counted:
 input, offsets and output. The read ceiling (baselines.cu read_bw and read_bw_cs, by ld.global.nc and by
 ld.global.cs: the faster) is measured in every configuration's rounds, and each kernel's share is of the
 ceiling measured beside it.
 
     python3 bench/segreduce/bench.py --gpubench .gpubench --out DIR [--rounds 5] [--types f32,f64,i32]
-        [--lengths 32,128,...] [--ops sum,max] [--numba]
+        [--lengths 32,128,...] [--ops sum,max] [--numba] [--l2 warm|cold]
 """
 
 import argparse
@@ -124,6 +128,7 @@ class Runner:
     """The kernels of one (type, operator, lengths) configuration: launchers, checks, timing."""
 
     verbose = False  # (--verbose: each kernel's first run on stderr as it happens)
+    l2 = "warm"  # (--l2 cold: each timed launch alone, after flush_l2)
     builds = ("cooplink", "whole", "nvcc")  # (--profile: cooplink's alone)
     order = None  # (--profile: the label of every launch, in order, to name ncu's rows)
 
@@ -188,9 +193,50 @@ class Runner:
             self._spin = self.cp.RawKernel(self.SPIN, "spin")
         self._spin((1,), (1,), (np.uint64(int(ms * 1e6)),))
 
+    # An L2 flush: l2_fill reads four L2s of zeros under an evict_last policy, so that every line the launch
+    # before left there is replaced, evict_last ones too (the el builds' results), its dirty lines written back
+    # now and not during the next launch; l2_demote then puts each line it read back to normal priority, so
+    # that the next launch has the whole L2 (applypriority: sm_80 and up).
+    FLUSH = r"""extern "C" __global__ void l2_fill(const int4* p, unsigned long long n, int* sink)
+{
+  unsigned long long pol;
+  asm volatile("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(pol));
+  int a = 0;
+  for (unsigned long long i = blockIdx.x * (unsigned long long)blockDim.x + threadIdx.x; i < n;
+       i += (unsigned long long)gridDim.x * blockDim.x)
+  {
+    int x, y, z, w;
+    asm volatile("ld.global.L2::cache_hint.v4.s32 {%0, %1, %2, %3}, [%4], %5;"
+                 : "=r"(x), "=r"(y), "=r"(z), "=r"(w) : "l"(p + i), "l"(pol));
+    a ^= x ^ y ^ z ^ w;
+  }
+  if (a == 0x5A5A5A5A)  // (never: the buffer is zeros)
+    *sink = a;
+}
+extern "C" __global__ void l2_demote(const int4* p, unsigned long long n)
+{
+  for (unsigned long long i = (blockIdx.x * (unsigned long long)blockDim.x + threadIdx.x) * 8; i < n;
+       i += (unsigned long long)gridDim.x * blockDim.x * 8)
+    asm volatile("applypriority.global.L2::evict_normal [%0], 128;" ::"l"(p + i) : "memory");
+}"""
+
+    def flush_l2(self):
+        """Queues the L2 flush (FLUSH) on the stream: what is queued next finds nothing of what ran before in L2."""
+        cp = self.cp
+        if not hasattr(self, "_l2"):
+            props = cp.cuda.runtime.getDeviceProperties(cp.cuda.Device().id)
+            n = 4 * props["l2CacheSize"] // 16  # (int4s: four L2s)
+            mod = cp.RawModule(code=self.FLUSH)
+            self._l2 = (cp.zeros(4 * n, cp.int32), np.uint64(n), cp.zeros(1, cp.int32), mod.get_function("l2_fill"),
+                        mod.get_function("l2_demote"), 4 * props["multiProcessorCount"])
+        buf, n, sink, fill, demote, grid = self._l2
+        fill((grid,), (THREADS,), (buf, n, sink))
+        demote((grid,), (THREADS,), (buf, n))
+
     def time(self, rounds, budget_ms=40.0):
         cp = self.cp
         labels = list(self.launch) if rounds else []  # (0 rounds: --profile, each kernel's checked run only)
+        cold = Runner.l2 == "cold"
         reps, hold = {}, {}
         for label in labels:  # warm-up, the host's time to queue a launch, and the launches per round
             launch = self.launch[label]
@@ -199,6 +245,8 @@ class Runner:
             self.hold(5.0)
             t0 = time.perf_counter()
             for _ in range(3):
+                if cold:
+                    self.flush_l2()
                 launch()
             host_ms = (time.perf_counter() - t0) / 3 * 1e3
             e0, e1 = cp.cuda.Event(), cp.cuda.Event()
@@ -214,6 +262,17 @@ class Runner:
         times = {label: [] for label in labels}
         for r in range(rounds):
             for label in labels[r % len(labels):] + labels[:r % len(labels)]:
+                if cold:  # (each launch between its own events, the flush outside them)
+                    events = [(cp.cuda.Event(), cp.cuda.Event()) for _ in range(reps[label])]
+                    self.hold(hold[label])
+                    for e0, e1 in events:
+                        self.flush_l2()
+                        e0.record()
+                        self.launch[label]()
+                        e1.record()
+                    events[-1][1].synchronize()
+                    times[label].append(statistics.fmean(cp.cuda.get_elapsed_time(e0, e1) for e0, e1 in events))
+                    continue
                 e0, e1 = cp.cuda.Event(), cp.cuda.Event()
                 self.hold(hold[label])
                 e0.record()
@@ -446,6 +505,12 @@ def gpu_facts(cp):
             "driver": cp.cuda.runtime.driverGetVersion()}
 
 
+def add_l2_argument(ap):
+    ap.add_argument("--l2", choices=("warm", "cold"), default="warm",
+                    help="warm: each kernel timed in runs of launches back to back (what one launch leaves in L2 the "
+                         "next finds); cold: each launch alone, after an L2 flush (Runner.flush_l2)")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--gpubench", default=".gpubench")
@@ -463,11 +528,12 @@ def main():
     ap.add_argument("--builds", default=",".join(Runner.builds),
                     help="the kernels' builds to time (cooplink, whole, nvcc: the zero-overhead check needs all)")
     ap.add_argument("--verbose", action="store_true", help="each kernel's first run on stderr as it happens")
+    add_l2_argument(ap)
     ap.add_argument("--profile", action="store_true",
                     help="each cooplink kernel, the read ceiling and CUB run once, checked, not timed (for ncu: "
                          "bench/segreduce/device.sh profile)")
     args = ap.parse_args()
-    Runner.verbose = args.verbose
+    Runner.verbose, Runner.l2 = args.verbose, args.l2
     builds = tuple(args.builds.split(","))
     if not builds or not set(builds) <= set(Runner.builds) or "cooplink" not in builds:
         ap.error(f"--builds: cooplink and any of {', '.join(Runner.builds[1:])}, not {args.builds!r}")
@@ -494,7 +560,7 @@ def main():
     sm_count = facts["sm_count"]
     cub = ctypes.CDLL(os.path.join(args.gpubench, "cub_baselines.so"))
     os.makedirs(args.out, exist_ok=True)
-    results = {"command": " ".join(sys.argv), "gpu_before": facts, "configs": [],
+    results = {"command": " ".join(sys.argv), "gpu_before": facts, "configs": [], "l2": args.l2,
                "versions": {"torch": getattr(torch, "__version__", None), "cupy": cp.__version__,
                             "numpy": np.__version__}}
     rng = np.random.default_rng(20261201)

@@ -137,3 +137,73 @@ def test_profile_names_each_row_with_its_launch():
         ["528", "64", "356.9", "50.70"]
     with pytest.raises(SystemExit, match="48 profiled kernels but 47 launches named"):
         profile.table("1024", rows, labels[:-1])
+
+
+class _FakeGPU:
+    """Enough of cupy for Runner.time, on a simulated timeline: a launch takes 10 us when L2 holds nothing of the
+    launch before (after an L2 flush), 7 us when it does (its results and offsets still there); a flush 100 us."""
+
+    def __init__(self):
+        self.clock, self.log, gpu = 0.0, [], self
+
+        class Event:
+            def record(self):
+                self.t = gpu.clock
+                gpu.log.append("event")
+
+            def synchronize(self):
+                pass
+
+        class Runtime:
+            @staticmethod
+            def deviceSynchronize():
+                pass
+
+        class Cuda:
+            runtime = Runtime
+
+            @staticmethod
+            def get_elapsed_time(e0, e1):
+                return e1.t - e0.t
+        Cuda.Event = Event
+        self.cuda = Cuda
+
+    def op(self, what):
+        ops = [x for x in self.log if x != "event"]
+        warm = bool(ops) and ops[-1] == "launch"
+        self.clock += {"flush": 100.0, "launch": 7.0 if warm else 10.0}[what]
+        self.log.append(what)
+
+
+@pytest.mark.parametrize("l2,want", [("warm", 7.0), ("cold", 10.0)])
+def test_cold_timing_flushes_l2_before_each_launch_outside_its_events(monkeypatch, l2, want):
+    bench = _load("segreduce_bench", "bench/segreduce/bench.py")
+    gpu = _FakeGPU()
+    R = bench.Runner(gpu, None, 0)
+    monkeypatch.setattr(bench.Runner, "l2", l2)
+    monkeypatch.setattr(R, "hold", lambda ms: None)
+    monkeypatch.setattr(R, "flush_l2", lambda: gpu.op("flush"))
+    R.launch["k"], R.info["k"] = (lambda: gpu.op("launch")), {"bytes": 7000}
+    R.time(3)
+    assert R.info["k"]["ms"] == want and len(R.info["k"]["times"]) == 3
+    timed = gpu.log[gpu.log.index("event") + 3:]  # (after the warm-up's one launch between events)
+    if l2 == "cold":  # each launch: flush, event, launch, event
+        assert timed == ["flush", "event", "launch", "event"] * (len(timed) // 4) and len(timed) >= 4 * 3 * 2
+    else:  # a round: event, the launches back to back, event
+        assert "flush" not in gpu.log and timed[0] == "event" and timed[1:3] == ["launch", "launch"]
+
+
+def test_l2_flush_kernels_build_for_sm_90(tmp_path):
+    """bench.py --l2 cold's flush compiles (a device call is lost to a kernel that does not): its loads carry the
+    evict_last policy, and it puts the lines back to normal priority."""
+    import shutil
+    import subprocess
+    bench = _load("segreduce_bench", "bench/segreduce/bench.py")
+    nvcc = shutil.which("nvcc") or "/usr/local/cuda/bin/nvcc"
+    src = tmp_path / "flush.cu"
+    src.write_text(bench.Runner.FLUSH)
+    subprocess.run([nvcc, "-arch=sm_90", "-cubin", "-o", str(tmp_path / "flush.cubin"), str(src)], check=True)
+    ptx = subprocess.run([nvcc, "-arch=sm_90", "-ptx", "-o", "-", str(src)], check=True, capture_output=True,
+                         text=True).stdout
+    assert re.findall(r"ld\.global\.L2::cache_hint\.v4\.s32", ptx) and "createpolicy.fractional.L2::evict_last" in ptx
+    assert "applypriority.global.L2::evict_normal" in ptx
