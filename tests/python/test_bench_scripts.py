@@ -196,10 +196,10 @@ def test_cold_timing_flushes_l2_before_each_launch_outside_its_events(monkeypatc
 def test_l2_flush_kernels_build_for_sm_90(tmp_path):
     """bench.py --l2 cold's flush compiles (a device call is lost to a kernel that does not): its loads carry the
     evict_last policy, and it puts the lines back to normal priority."""
-    import shutil
+    import os
     import subprocess
     bench = _load("segreduce_bench", "bench/segreduce/bench.py")
-    nvcc = shutil.which("nvcc") or "/usr/local/cuda/bin/nvcc"
+    nvcc = os.path.join(os.environ.get("CUDA_HOME", "/usr/local/cuda"), "bin", "nvcc")  # (the README's toolkit)
     src = tmp_path / "flush.cu"
     src.write_text(bench.Runner.FLUSH)
     subprocess.run([nvcc, "-arch=sm_90", "-cubin", "-o", str(tmp_path / "flush.cubin"), str(src)], check=True)
