@@ -41,6 +41,17 @@ int main(int argc, char **argv)
     printf("coopgen %s\n", coop_version_string());
     return 0;
   }
+  if (parsed == COOP__ARGS_DESCRIBE) {
+    char *json = NULL;
+    coop_result rc = coop_gen_describe(&json);
+    if (rc) {
+      fprintf(stderr, "coopgen: --describe: %s\n", coop_result_string(rc));
+      return 1;
+    }
+    puts(json);
+    free(json);
+    return 0;
+  }
   if (parsed == COOP__ARGS_HELP) {
     fputs(coop__coopgen_usage, stdout);
     return 0;

@@ -10,7 +10,7 @@ const char coop__coopgen_usage[] =
   "               (a warp family takes --warp LANES,... instead of --threads; warp load, store, exchange\n"
   "               and merge sort take --items too; a sort of pairs takes --values TYPE,...)\n"
   "               [--symbols FILE] [--ir plain|optimized] [--print-source] [--catalog]\n"
-  "               [--user-type NAME:SIZE:ALIGN]...\n"
+  "               [--user-type NAME:SIZE:ALIGN]...    |    coopgen --describe\n"
   "Generates a cooplink bundle (manifest, C header, LTO-IR per arch) into DIR (default: .).\n"
   "With --catalog, writes a catalog instead: one small bundle per CUB instance, an index.json and one\n"
   "header NAME.h, compiled in parallel ($COOPGEN_JOBS), so that a link adds only what it calls.\n"
@@ -21,11 +21,12 @@ const char coop__coopgen_usage[] =
   "a Numba kernel's loops around the calls then stay rolled), overriding a spec's \"ir\" (default plain).\n"
   "--user-type declares a user type (e.g. mat2:16:4) that --type, specs and --symbols may then name; its\n"
   "ops are custom:<name> (an extern \"C\" __device__ void name(const T *a, const T *b, T *out) you link).\n"
+  "--describe prints the families and algorithms coopgen takes, as JSON (coop_gen_describe).\n"
   "See include/cooplink/coopgen.h for the spec format.\n";
 
 int coop__coopgen_parse_args(coop__coopgen_args *a, int argc, char **argv, FILE *err)
 {
-  enum { O_SPEC = 256, O_FAMILY, O_TYPE, O_OP, O_THREADS, O_ITEMS, O_ALGO, O_VARIANT, O_ARCH, O_NAME, O_SOURCE, O_VER, O_CATALOG, O_SYMBOLS, O_WARP, O_IR, O_UTYPE, O_VALUES, O_BINS, O_DECODED };
+  enum { O_SPEC = 256, O_FAMILY, O_TYPE, O_OP, O_THREADS, O_ITEMS, O_ALGO, O_VARIANT, O_ARCH, O_NAME, O_SOURCE, O_VER, O_CATALOG, O_SYMBOLS, O_WARP, O_IR, O_UTYPE, O_VALUES, O_BINS, O_DECODED, O_DESCRIBE };
   static const struct option longs[] = {
     {"spec", required_argument, 0, O_SPEC},       {"family", required_argument, 0, O_FAMILY},
     {"type", required_argument, 0, O_TYPE},       {"op", required_argument, 0, O_OP},
@@ -38,6 +39,7 @@ int coop__coopgen_parse_args(coop__coopgen_args *a, int argc, char **argv, FILE 
     {"catalog", no_argument, 0, O_CATALOG},       {"symbols", required_argument, 0, O_SYMBOLS},
     {"user-type", required_argument, 0, O_UTYPE}, {"values", required_argument, 0, O_VALUES},
     {"bins", required_argument, 0, O_BINS},       {"decoded", required_argument, 0, O_DECODED},
+    {"describe", no_argument, 0, O_DESCRIBE},
     {0, 0, 0, 0},
   };
   memset(a, 0, sizeof *a);
@@ -81,6 +83,7 @@ int coop__coopgen_parse_args(coop__coopgen_args *a, int argc, char **argv, FILE 
       a->utypes[a->n_utypes++] = optarg;
       break;
     case O_VER: return COOP__ARGS_VERSION;
+    case O_DESCRIBE: return COOP__ARGS_DESCRIBE;
     case 'h': return COOP__ARGS_HELP;
     default:
       if (optopt) fprintf(err, "coopgen: option '%s' needs a value\n%s", argv[optind - 1], coop__coopgen_usage);

@@ -15,10 +15,10 @@ typedef struct coop__coopgen_args {
   int print_source, any_group, catalog;
 } coop__coopgen_args;
 
-enum { COOP__ARGS_RUN = -1, COOP__ARGS_HELP = -2, COOP__ARGS_VERSION = -3 };
+enum { COOP__ARGS_RUN = -1, COOP__ARGS_HELP = -2, COOP__ARGS_VERSION = -3, COOP__ARGS_DESCRIBE = -4 };
 
 /* Parses argv (getopt_long, restarted on every call). Returns COOP__ARGS_RUN, COOP__ARGS_HELP,
- * COOP__ARGS_VERSION, or the exit status 2 of a usage error, whose message went to err. */
+ * COOP__ARGS_VERSION, COOP__ARGS_DESCRIBE, or the exit status 2 of a usage error, whose message went to err. */
 int coop__coopgen_parse_args(coop__coopgen_args *a, int argc, char **argv, FILE *err);
 
 #endif

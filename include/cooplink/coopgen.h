@@ -205,6 +205,14 @@ COOP_API coop_result coop_gen_unit_of_symbol(const char *symbol, int per_symbol,
 /* Number of catalog units (bundles) the requests so far form. */
 COOP_API coop_result coop_gen_get_unit_count(coop_gen *gen, size_t *count);
 
+/* What the generator takes, as JSON in *json (malloc'd, NUL-terminated; free() it): {"families": {name: {"scope":
+ * "block" or "warp", "algorithms": [{"name", "warp_multiple": a thread count that is a multiple of 32 needed,
+ * "power_of_two_lanes": a power-of-two logical warp (block families: thread count) needed}, ...] (empty for a
+ * family without algorithms), "default_algorithm": its name (absent without algorithms)}, ...}}: the table the
+ * spec, flag and symbol requests are checked against. Returns COOP_SUCCESS, COOP_ERROR_INVALID_VALUE (json
+ * NULL), COOP_ERROR_OUT_OF_MEMORY. */
+COOP_API coop_result coop_gen_describe(char **json);
+
 /* The handle's log: the messages of the last failing call (one per line) and NVRTC's log. Size
  * includes the terminating NUL. */
 COOP_API coop_result coop_gen_get_log_size(const coop_gen *gen, size_t *size);

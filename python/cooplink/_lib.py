@@ -83,6 +83,7 @@ def library():
             "coop_linker_get_ptx": (c.c_int, [c.c_void_p, P(c.c_void_p), P(c.c_size_t)]),
             "coop_linker_get_log_size": (c.c_int, [c.c_void_p, P(c.c_size_t)]),
             "coop_linker_get_log": (c.c_int, [c.c_void_p, c.c_char_p]),
+            "coop_gen_describe": (c.c_int, [P(c.c_void_p)]),
         }
         for name, (res, args) in proto.items():
             f = getattr(lib, name)
@@ -104,6 +105,23 @@ def _take_message(ptr):
     text = ctypes.string_at(ptr.value).decode(errors="replace")
     library().free(ptr)
     return text
+
+
+_families = None
+
+
+def families():
+    """What the generator takes, by family (coop_gen_describe): {"block_load": {"scope": "block", "algorithms":
+    [{"name": "direct", "warp_multiple": False, "power_of_two_lanes": False}, ...], "default_algorithm": "direct"},
+    ...}; read once."""
+    global _families
+    if _families is None:
+        out = ctypes.c_void_p()
+        rc = library().coop_gen_describe(ctypes.byref(out))
+        if rc:
+            raise CooplinkError(_name(rc), "coop_gen_describe failed")
+        _families = json.loads(_take_message(out))["families"]
+    return _families
 
 
 def environment():

@@ -24,7 +24,14 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
   argv[argc] = NULL;
   coop__coopgen_args a;
   int parsed = coop__coopgen_parse_args(&a, argc, argv, fz_devnull());
-  if (parsed != COOP__ARGS_RUN && parsed != COOP__ARGS_HELP && parsed != COOP__ARGS_VERSION && parsed != 2) abort();
+  if (parsed != COOP__ARGS_RUN && parsed != COOP__ARGS_HELP && parsed != COOP__ARGS_VERSION && parsed != COOP__ARGS_DESCRIBE &&
+      parsed != 2)
+    abort();
+  if (parsed == COOP__ARGS_DESCRIBE) { /* the table as JSON, whatever else the command line held */
+    char *json = NULL;
+    if (coop_gen_describe(&json) != COOP_SUCCESS || !json || json[0] != '{') abort();
+    free(json);
+  }
   coop_gen *gen = NULL;
   if (parsed == COOP__ARGS_RUN) {
     if (coop_gen_create(&gen)) abort();

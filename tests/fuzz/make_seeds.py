@@ -58,7 +58,7 @@ COOPGEN_ARGS = [
     '--family block_load --type f16 --threads 256 --items 4 --algorithm vectorize --variant plain,guarded --output=o',
     '--spec catalog/ci.json --catalog -o build/catalog',
     '--symbols syms.txt --arch sm_90',
-    '--help', '--version', '-o',
+    '--help', '--version', '-o', '--describe',
 ]
 COOPLINK_ARGS = [
     '--arch sm_90 --catalog cat k.cu -o k.cubin --ptx k.ptx --verbose',
@@ -85,7 +85,7 @@ DICTS = {
     'coopgen_args': ['"--spec\\x00"', '"--family\\x00"', '"--type\\x00"', '"--op\\x00"', '"--threads\\x00"', '"--items\\x00"',
                      '"--warp\\x00"', '"--ir\\x00"', '"--algorithm\\x00"', '"--variant\\x00"', '"--arch\\x00"', '"--name\\x00"',
                      '"--output\\x00"', '"--print-source\\x00"', '"--version\\x00"', '"--help\\x00"', '"--catalog\\x00"',
-                     '"--symbols\\x00"', '"--user-type\\x00"', '"--values\\x00"', '"--bins\\x00"', '"--decoded\\x00"',
+                     '"--symbols\\x00"', '"--user-type\\x00"', '"--values\\x00"', '"--bins\\x00"', '"--decoded\\x00"', '"--describe\\x00"',
                      '"-o\\x00"', '"block_reduce\\x00"', '"f32,f64\\x00"', '"mat2:16:4\\x00"', '"sm_80,sm_90\\x00"'],
     'cooplink_args': ['"--arch\\x00"', '"--catalog\\x00"', '"--no-cache\\x00"', '"--cache-dir\\x00"', '"--no-generate\\x00"',
                       '"-I\\x00"', '"--lineinfo\\x00"', '"--user-type\\x00"', '"-Xnvrtc\\x00"', '"-Xnvjitlink\\x00"',

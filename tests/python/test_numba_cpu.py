@@ -255,7 +255,7 @@ def test_error_algorithm():
     assert str(e.value) == ("algorithm='bogus' is not a block load algorithm (use 'direct', 'striped', "
                             "'vectorize', 'transpose', 'warp_transpose', 'warp_transpose_ts', 'direct_cs', "
                             "'striped_cs', 'vectorize_cs', 'transpose_cs', 'warp_transpose_cs', "
-                            "'warp_transpose_ts_cs', or warp_transpose_timesliced)")
+                            "'warp_transpose_ts_cs', or 'warp_transpose_timesliced')")
     with pytest.raises(ValueError) as e:
         coop.block.make_load(np.float32, 48, I, "warp_transpose")
     assert str(e.value) == ("algorithm='warp_transpose' needs a thread count that is a multiple of 32, got 48")
@@ -264,7 +264,40 @@ def test_error_algorithm():
     assert str(e.value) == ("algorithm='warp_transpose_cs' needs a thread count that is a multiple of 32, got 48")
     with pytest.raises(ValueError) as e:
         coop.block.make_sum(np.float32, T, I, "fast")
-    assert str(e.value).startswith("algorithm='fast' is not a block reduce algorithm (use 'raking', ")
+    assert str(e.value) == ("algorithm='fast' is not a block reduce algorithm (use 'raking', 'raking_comm', "
+                            "'warp_reductions', or 'raking_commutative_only')")
+    with pytest.raises(ValueError) as e:
+        coop.block.make_histogram(np.uint8, 128, 4, 256, algorithm="radix")
+    assert str(e.value) == "algorithm='radix' is not a block histogram algorithm (use 'sort', 'atomic')"
+    with pytest.raises(ValueError) as e:
+        coop.warp.make_load(np.float32, 4, 16, "warp_transpose")
+    assert str(e.value) == ("algorithm='warp_transpose' is not a warp load algorithm (use 'direct', 'striped', "
+                            "'vectorize', 'transpose', 'direct_cs', 'striped_cs', 'vectorize_cs', 'transpose_cs')")
+
+
+def test_algorithms_are_the_generators():
+    """The factories take every algorithm coopgen takes, as `coopgen --describe` lists them (libcooplink's
+    coop_gen_describe: no list of the Python layer's own), and the warp-transposing ones on whole warps only."""
+    import json
+    import os
+    import subprocess
+    import sys
+    from cooplink import _lib
+    coopgen = os.path.join(os.path.dirname(sys.executable), "coopgen")  # (the wheel's script, in the venv)
+    described = json.loads(subprocess.run([coopgen, "--describe"], check=True, capture_output=True,
+                                          text=True).stdout)["families"]
+    assert described == _lib.families()
+    load = [a["name"] for a in described["block_load"]["algorithms"]]
+    assert "vectorize_cs" in load and "warp_transpose_ts" in load
+    for a in load:
+        assert coop.block.make_load(np.float32, 64, I, a).algorithm == a
+        if next(x for x in described["block_load"]["algorithms"] if x["name"] == a)["warp_multiple"]:
+            with pytest.raises(ValueError, match="multiple of 32"):
+                coop.block.make_load(np.float32, 48, I, a)
+        else:
+            assert coop.block.make_load(np.float32, 48, I, a).algorithm == a
+    for a in described["warp_store"]["algorithms"]:
+        assert coop.warp.make_store(np.float32, 4, 16, a["name"]).algorithm == a["name"]
 
 
 def test_error_temp_storage():

@@ -772,3 +772,49 @@ Test(spec, file_empty_arch_list_is_named_at_its_key)
   /* the message took its location from an uninitialised pointer */
   expect_spec("{\"name\": \"t\",\n \"arch\": []}", E, "spec.json:2:2: empty list of architectures\n");
 }
+
+/* coop_gen_describe is the table the requests are checked against: each family's algorithms, in its order, are
+ * the ones an unknown algorithm's message lists (what the Python layer validates by). */
+#include <jansson.h>
+Test(spec, describe_lists_the_algorithms_requests_take)
+{
+  char *text = NULL;
+  cr_assert_eq(coop_gen_describe(&text), COOP_SUCCESS);
+  json_t *doc = json_loads(text, 0, NULL);
+  free(text);
+  json_t *fams = json_object_get(doc, "families");
+  cr_assert(json_is_object(fams) && json_object_size(fams) >= 19, "families");
+  const char *name;
+  json_t *f;
+  int checked = 0;
+  json_object_foreach(fams, name, f)
+  {
+    json_t *algos = json_object_get(f, "algorithms");
+    cr_assert(json_is_array(algos), "%s", name);
+    if (!json_array_size(algos)) {
+      cr_assert_null(json_object_get(f, "default_algorithm"), "%s", name);
+      continue;
+    }
+    char want[1024] = "";
+    size_t i;
+    json_t *a;
+    int n = snprintf(want, sizeof want, "--algorithm: unknown algorithm 'bogus' for %s (known:", name);
+    json_array_foreach(algos, i, a) n += snprintf(want + n, sizeof want - n, " %s", json_string_value(json_object_get(a, "name")));
+    snprintf(want + n, sizeof want - n, ")\n");
+    int warp = !strcmp(json_string_value(json_object_get(f, "scope")), "warp");
+    const char *op = strstr(name, "reduce") || strstr(name, "scan") ? "sum" : NULL; /* (what else they need) */
+    expect_group(warp ? GROUP(.family = name, .type = "i32", .warp = "32", .items = "1", .algorithm = "bogus")
+                      : GROUP(.family = name, .type = "i32", .threads = "128", .op = op,
+                             .bins = strcmp(name, "block_histogram") ? NULL : "16", .algorithm = "bogus"),
+                 E, want);
+    ++checked;
+  }
+  cr_assert_eq(checked, 11, "families with algorithms: %d", checked);
+  json_t *load = json_array_get(json_object_get(json_object_get(fams, "block_load"), "algorithms"), 4);
+  cr_assert_str_eq(json_string_value(json_object_get(load, "name")), "warp_transpose");
+  cr_assert(json_is_true(json_object_get(load, "warp_multiple")));
+  cr_assert_str_eq(json_string_value(json_object_get(json_object_get(fams, "block_load"), "default_algorithm")),
+                   "direct");
+  json_decref(doc);
+  cr_assert_eq(coop_gen_describe(NULL), COOP_ERROR_INVALID_VALUE);
+}

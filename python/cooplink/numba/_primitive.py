@@ -17,6 +17,22 @@ ALGORITHM_ALIASES = {
     "raking_commutative_only": "raking_comm",
 }
 
+
+def check_algorithm(family, algorithm, threads=None):
+    """The ABI name of a family's algorithm (cuda.coop's long names taken), checked against what the generator
+    takes (libcooplink's coop_gen_describe): ValueError naming the family's algorithms, or, with threads, the
+    thread count an algorithm needs (a multiple of 32: CUB's warp-transposing ones)."""
+    a = str(algorithm).lower()
+    a = ALGORITHM_ALIASES.get(a, a)
+    algos = {x["name"]: x for x in _lib.families()[family]["algorithms"]}
+    if a not in algos:
+        longer = ", ".join(f"{k!r}" for k, v in ALGORITHM_ALIASES.items() if v in algos)
+        raise ValueError(f"algorithm={algorithm!r} is not a {family.replace('_', ' ')} algorithm (use "
+                         f"{', '.join(repr(x) for x in algos)}{', or ' + longer if longer else ''})")
+    if threads is not None and algos[a]["warp_multiple"] and threads % 32:
+        raise ValueError(f"algorithm={algorithm!r} needs a thread count that is a multiple of 32, got {threads}")
+    return a
+
 # operator spellings (cuda.coop's and numpy's) -> the ABI's op names
 _OP_NAMES = {
     "+": "sum", "add": "sum", "plus": "sum", "sum": "sum",

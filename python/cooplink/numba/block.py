@@ -22,7 +22,7 @@ import numpy as np
 from numba.cuda import types
 
 from . import _extension
-from ._primitive import (ALGORITHM_ALIASES, Primitive, Variant, block_shape, check_items, numba_dtype, op_name,
+from ._primitive import (Primitive, Variant, block_shape, check_algorithm, check_items, numba_dtype, op_name,
                          predicate_name)
 
 __all__ = ["make_load", "make_store", "make_reduce", "make_sum", "make_exclusive_sum", "make_inclusive_sum",
@@ -50,29 +50,9 @@ class BlockExchangeType(enum.IntEnum):
 
 _EXCHANGES = {t: re.sub(r"(?<!^)(?=[A-Z])", "_", t.name).lower() for t in BlockExchangeType}  # the ABI's names
 
-_ALGORITHMS = {
-    "block_load": ("direct", "striped", "vectorize", "transpose", "warp_transpose", "warp_transpose_ts",
-                   # the same, loading by ld.cs (CUB's LOAD_CS: streamed data, first out of L2)
-                   "direct_cs", "striped_cs", "vectorize_cs", "transpose_cs", "warp_transpose_cs",
-                   "warp_transpose_ts_cs"),
-    "block_store": ("direct", "striped", "vectorize", "transpose", "warp_transpose", "warp_transpose_ts"),
-    "block_reduce": ("raking", "raking_comm", "warp_reductions"),
-    "block_scan": ("raking", "raking_memoize", "warp_scans"),
-}
-
 
 def _algorithm(family, algorithm, block):
-    a = ALGORITHM_ALIASES.get(str(algorithm).lower(), str(algorithm).lower())
-    if a not in _ALGORITHMS[family]:
-        names = ", ".join(repr(x) for x in _ALGORITHMS[family])
-        raise ValueError(f"algorithm={algorithm!r} is not a {family.replace('_', ' ')} algorithm (use {names}"
-                         f"{', or warp_transpose_timesliced' if 'warp_transpose_ts' in names else ''}"
-                         f"{', or raking_commutative_only' if 'raking_comm' in names else ''})")
-    threads = block[0] * block[1] * block[2]
-    if a.removesuffix("_cs") in ("warp_transpose", "warp_transpose_ts") and threads % 32:
-        raise ValueError(f"algorithm={algorithm!r} needs a thread count that is a multiple of 32, got {threads}")
-    return a
-
+    return check_algorithm(family, algorithm, block[0] * block[1] * block[2])
 
 
 def _unsupported(name, value, why):
@@ -182,8 +162,7 @@ def _histogram(dtype, block, items, bins, algorithm, init):
         raise ValueError(f"dtype={dtype}: a histogram's items are bin numbers, an integer type")
     if not isinstance(bins, (int, np.integer)) or isinstance(bins, bool) or not 1 <= bins <= 4096:
         raise ValueError(f"bins={bins!r}: give an int from 1 to 4096")
-    if algorithm not in ("sort", "atomic"):
-        raise ValueError(f"algorithm={algorithm!r} is not a histogram algorithm (use 'sort' or 'atomic')")
+    algorithm = check_algorithm("block_histogram", algorithm)
     v = "init_composite" if init else "composite"
     return Primitive("block_histogram", dtype, block, check_items(items), algorithm, None,
                      [Variant(v, f"histogram_{v}")], extra=f"b{int(bins)}")

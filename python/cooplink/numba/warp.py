@@ -21,7 +21,8 @@ import enum
 from numba.cuda import types
 
 from . import _extension
-from ._primitive import Primitive, Variant, check_items, check_lanes, numba_dtype, op_name, predicate_name
+from ._primitive import (Primitive, Variant, check_algorithm, check_items, check_lanes, numba_dtype, op_name,
+                         predicate_name)
 
 __all__ = ["make_reduce", "make_sum", "make_exclusive_sum", "make_inclusive_sum", "make_exclusive_scan",
            "make_inclusive_scan", "make_load", "make_store", "make_exchange", "WarpExchangeType",
@@ -37,18 +38,8 @@ class WarpExchangeType(enum.IntEnum):
 
 
 _EXCHANGES = ("blocked_to_striped", "striped_to_blocked", "scatter_to_striped")
-_ALGORITHMS = {"warp_load": ("direct", "striped", "vectorize", "transpose",  # and each by ld.cs (CUB's LOAD_CS)
-                              "direct_cs", "striped_cs", "vectorize_cs", "transpose_cs"),
-               "warp_store": ("direct", "striped", "vectorize", "transpose"),
-               "warp_exchange": ("smem", "shuffle")}
-
-
 def _algorithm(family, algorithm):
-    a = str(algorithm).lower()
-    if a not in _ALGORITHMS[family]:
-        names = ", ".join(repr(x) for x in _ALGORITHMS[family])
-        raise ValueError(f"algorithm={algorithm!r} is not a {family.replace('_', ' ')} algorithm (use {names})")
-    return a
+    return check_algorithm(family, algorithm)
 
 
 def _pow2_lanes(family, lanes):
