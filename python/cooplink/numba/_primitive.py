@@ -33,6 +33,7 @@ def check_algorithm(family, algorithm, threads=None):
         raise ValueError(f"algorithm={algorithm!r} needs a thread count that is a multiple of 32, got {threads}")
     return a
 
+
 # operator spellings (cuda.coop's and numpy's) -> the ABI's op names
 _OP_NAMES = {
     "+": "sum", "add": "sum", "plus": "sum", "sum": "sum",
