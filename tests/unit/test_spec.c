@@ -1,5 +1,6 @@
 /* Validation: every error has its exact code and message, and leaves nothing behind. */
 #include <criterion/criterion.h>
+#include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -775,7 +776,6 @@ Test(spec, file_empty_arch_list_is_named_at_its_key)
 
 /* coop_gen_describe is the table the requests are checked against: each family's algorithms, in its order, are
  * the ones an unknown algorithm's message lists (what the Python layer validates by). */
-#include <jansson.h>
 Test(spec, describe_lists_the_algorithms_requests_take)
 {
   char *text = NULL;

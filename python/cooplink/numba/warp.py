@@ -38,8 +38,6 @@ class WarpExchangeType(enum.IntEnum):
 
 
 _EXCHANGES = ("blocked_to_striped", "striped_to_blocked", "scatter_to_striped")
-def _algorithm(family, algorithm):
-    return check_algorithm(family, algorithm)
 
 
 def _pow2_lanes(family, lanes):
@@ -51,7 +49,7 @@ def _pow2_lanes(family, lanes):
 
 def _load_store(family, dtype, items, lanes, algorithm):
     verb = family.split("_")[1]
-    return Primitive(family, dtype, None, check_items(items), _algorithm(family, algorithm), None,
+    return Primitive(family, dtype, None, check_items(items), check_algorithm(family, algorithm), None,
                      [Variant("plain", verb), Variant("guarded", f"{verb}_guarded", optional_in=("oob_default",))],
                      lanes=_pow2_lanes(family, lanes), warp_items=True)
 
@@ -61,7 +59,7 @@ def _exchange(dtype, items, lanes, kind, algorithm):
         kind = _EXCHANGES[int(kind)]
     if kind not in _EXCHANGES:
         raise ValueError(f"exchange_type={kind!r}: use WarpExchangeType or one of {', '.join(_EXCHANGES)}")
-    algo, items = _algorithm("warp_exchange", algorithm), check_items(items)
+    algo, items = check_algorithm("warp_exchange", algorithm), check_items(items)
     if algo == "shuffle" and items != lanes:
         raise ValueError(f"algorithm='shuffle': CUB's shuffle exchange needs items_per_thread == threads_in_warp, "
                          f"got {items} and {lanes}")
